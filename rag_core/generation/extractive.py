@@ -1,0 +1,89 @@
+"""The embedded default generator: no model writes anything. It picks the sentences of the
+selected chunks that best answer the question and cites each one, so every word shown is a
+word of an official document."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from rag_core.conflicts import find_amount_conflicts
+from rag_core.generation.base import GenerationResult
+from rag_core.text import MONEY, NUMBER, split_sentences, terms
+from rag_core.types import Candidate
+
+_QUANTITY = re.compile(r"\b(how (much|many|long)|cost|amount|percent|limit|maximum|minimum|deductible|copay|"
+                       r"cuánt[oa]s?|weeks?|days?|match|allowance|stipend|contribution)\b", re.IGNORECASE)
+
+
+class ExtractiveGenerator:
+    model_name = "extractive"
+
+    def __init__(self, max_sentences: int = 3, relative_floor: float = 0.6) -> None:
+        self.max_sentences = max_sentences
+        self.relative_floor = relative_floor
+
+    async def generate(self, question: str, context: Sequence[Candidate], *,
+                       history: Sequence[str] = ()) -> GenerationResult:
+        return GenerationResult(text=self.compose(question, context), model=self.model_name)
+
+    def compose(self, question: str, context: Sequence[Candidate]) -> str:
+        scored = self.score_sentences(question, context)
+        if not scored or scored[0][0] <= 0:
+            return "INSUFFICIENT_CONTEXT"
+        best = scored[0][0]
+        chosen: list[tuple[str, Candidate]] = []
+        seen: set[str] = set()
+        for score, sentence, chunk in scored:
+            if len(chosen) == self.max_sentences or score < best * self.relative_floor:
+                break
+            if sentence in seen:
+                continue
+            seen.add(sentence)
+            chosen.append((sentence, chunk))
+        # Disagreeing amounts: show every side, each with its own citation (never one silently).
+        for conflict in find_amount_conflicts(question, context):
+            for claim in (conflict.first, conflict.second):
+                if claim.sentence not in seen:
+                    seen.add(claim.sentence)
+                    chosen.append((claim.sentence, claim.chunk))
+        return " ".join(_cite(sentence, chunk.chunk_id) for sentence, chunk in chosen)
+
+    def score_sentences(self, question: str, context: Sequence[Candidate]) -> list[tuple[float, str, Candidate]]:
+        asked = set(terms(question))
+        if not asked:
+            return []
+        rows: list[tuple[str, Candidate, set[str]]] = []
+        for chunk in context:
+            lines = split_sentences(chunk.content)
+            for sentence in lines[1:]:  # line 0 is the "title — heading" prefix, not a statement
+                if len(sentence.split()) >= 3:
+                    rows.append((sentence, chunk, set(terms(sentence))))
+        if not rows:
+            return []
+        n = len(rows)
+        idf = {t: math.log(1 + n / (1 + sum(t in bag for _, _, bag in rows))) for t in asked}
+        total = sum(idf.values()) or 1.0
+        wants_quantity = bool(_QUANTITY.search(question))
+        rank_of = {c.chunk_id: i for i, c in enumerate(context)}
+        scored = []
+        for sentence, chunk, bag in rows:
+            coverage = sum(idf[t] for t in asked if t in bag) / total
+            if coverage == 0:
+                continue
+            score = coverage + 0.05 / (1 + rank_of[chunk.chunk_id])
+            if wants_quantity and (MONEY.search(sentence) or NUMBER.search(sentence)):
+                score += 0.15
+            if len(sentence.split()) > 80:
+                score -= 0.1
+            scored.append((score, sentence, chunk))
+        scored.sort(key=lambda row: -row[0])
+        return scored
+
+
+def _cite(sentence: str, chunk_id: str) -> str:
+    sentence = sentence.rstrip()
+    if not sentence.endswith((".", "!", "?")):
+        sentence += "."
+    return f"{sentence}[^{chunk_id}]"

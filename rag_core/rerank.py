@@ -1,0 +1,86 @@
+"""Rerank stage behind one Protocol: identity, a local lexical-dense blend, or Cohere Rerank."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Protocol
+
+import aiohttp
+
+from rag_core.errors import BenefitsBotError
+from rag_core.text import terms
+from rag_core.types import Candidate
+
+
+class Reranker(Protocol):
+    name: str
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]: ...
+
+
+class FusedOrder:
+    """Keep Qdrant's RRF order."""
+
+    name = "none"
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        return list(candidates)
+
+
+class LexicalDenseReranker:
+    """Cosine similarity blended with how much of the question's vocabulary a chunk covers
+    (weighted by rarity among the candidates). Cheap, local and deterministic."""
+
+    name = "lexical"
+
+    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0) -> None:
+        self.weight = weight
+        self.rrf_weight = rrf_weight
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        query = set(terms(question))
+        if not query or not candidates:
+            return list(candidates)
+        bags = [set(terms(c.content)) for c in candidates]
+        n = len(bags)
+        idf = {t: math.log(1 + n / (1 + sum(t in bag for bag in bags))) for t in query}
+        total = sum(idf.values()) or 1.0
+        rescored = []
+        for rank, (candidate, bag) in enumerate(zip(candidates, bags, strict=True)):
+            coverage = sum(idf[t] for t in query if t in bag) / total
+            score = candidate.dense_score + self.weight * coverage + self.rrf_weight / (rank + 1)
+            rescored.append(candidate.model_copy(update={"rerank_score": score}))
+        return sorted(rescored, key=lambda c: -(c.rerank_score or 0.0))
+
+
+class CohereReranker:
+    """Cohere Rerank (``COHERE_API_KEY``); on failure the fused order stands (never an outage)."""
+
+    name = "cohere"
+
+    def __init__(self, api_key: str, model: str = "rerank-v3.5",
+                 base_url: str = "https://api.cohere.com/v2", timeout_s: float = 5.0) -> None:
+        self.api_key = api_key
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        if not candidates:
+            return []
+        body = {"model": self.model, "query": question, "documents": [c.content for c in candidates]}
+        try:
+            async with aiohttp.ClientSession(timeout=self.timeout) as session, session.post(
+                f"{self.base_url}/rerank", json=body, headers={"Authorization": f"Bearer {self.api_key}"}
+            ) as response:
+                if response.status != 200:
+                    raise BenefitsBotError(f"Cohere rerank returned HTTP {response.status}")
+                results = (await response.json())["results"]
+        except (aiohttp.ClientError, TimeoutError, KeyError, BenefitsBotError):
+            return list(candidates)
+        ordered = []
+        for item in results:
+            candidate = candidates[int(item["index"])]
+            ordered.append(candidate.model_copy(update={"rerank_score": float(item["relevance_score"])}))
+        return ordered
