@@ -49,7 +49,9 @@ def amount_claims(question: str, context: Sequence[Candidate]) -> list[AmountCla
             if not amounts:
                 continue
             shared = asked & set(terms(sentence))
-            if len(shared) >= min(2, len(asked)) and shared:
+            # The sentence must name (nearly) everything asked about: "urgent care visit" is not
+            # answered by the specialist-visit row just because both say "visit".
+            if shared and len(shared) >= max(min(2, len(asked)), round(0.75 * len(asked))):
                 claims.append(AmountClaim(chunk, sentence, amounts, frozenset(shared)))
     return claims
 

@@ -34,7 +34,7 @@ class LexicalDenseReranker:
 
     name = "lexical"
 
-    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0) -> None:
+    def __init__(self, weight: float = 0.5, rrf_weight: float = 0.0) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
 

@@ -17,6 +17,23 @@ MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:per|/)\s?\w+)?")
 NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent|weeks?|days?|months?|years?|hours?)?")
 
 
+# Words that carry no topic: a question about "how big" or "who to get in touch with" is not
+# about an undocumented benefit because "big" or "touch" appear in no policy.
+FILLERS = frozenset("""
+big small put say said wrong right quick quickly touch need needs want wants know tell help
+long short start started go going come make made take use using give gives given find way
+one two three also still just really actually please thanks thank hi hello hey okay ok
+""".split())
+
+SPANISH_STOPWORDS = frozenset("""
+el la los las de del que qué cuál cuáles cuánto cuánta cuántos cuántas cómo para por mi mis tengo
+tener es son una un unos unas en y con se puedo al lo le les su sus si sí no hay sobre derecho
+después antes cuando cuándo dónde este esta estos estas ese esa me yo usted
+""".split())
+
+ABBREVIATIONS = {"max": "maximum", "min": "minimum", "401(k)": "401k", "oop": "out-of-pocket"}
+
+
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match 'deductibles' with 'deductible'."""
     word = word.lower().strip(".,;:()'\"")
@@ -27,8 +44,14 @@ def stem(word: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    return [stem(w) for w in re.findall(r"[a-záéíóúñü0-9]+(?:[-'][a-z0-9]+)*", text.lower())
-            if w not in STOPWORDS and len(w) > 1]
+    text = re.sub(r"['’](s|m|re|ve|ll|d|t)\b", "", text.lower().replace("401(k)", "401k"))
+    return [stem(ABBREVIATIONS.get(w, w)) for w in re.findall(r"[a-záéíóúñü0-9]+(?:[-'][a-záéíóúñü0-9]+)*", text)
+            if w not in STOPWORDS and w not in SPANISH_STOPWORDS and len(w) > 1]
+
+
+def topic_terms(text: str) -> list[str]:
+    """The words of a question that name what it is about (no fillers, no 1-2 letter words)."""
+    return [t for t in terms(text) if len(t) > 2 and t not in FILLERS and not t.isdigit()]
 
 
 def split_sentences(text: str) -> list[str]:

@@ -23,6 +23,7 @@ from rag_core.ingest.chunking import chunk_document
 from rag_core.ingest.extract import extract
 from rag_core.ingest.manifest import DocumentRecord, Manifest, file_sha256, meta_hash
 from rag_core.sparse import bm25_document
+from rag_core.spelling import vocabulary_of
 from rag_core.types import Chunk, DocumentMeta
 
 POINT_NAMESPACE = uuid.UUID("6f1c7c1e-3c1b-5e55-9a7e-b3e7f1c2d0aa")
@@ -125,7 +126,8 @@ class Ingestor:
             try:
                 revision = file_sha256(source)
                 previous = manifest.documents.get(meta.document_id)
-                if previous and previous.sha256 == revision and previous.meta_hash == meta_hash(meta):
+                if (previous and previous.sha256 == revision and previous.meta_hash == meta_hash(meta)
+                        and previous.vocabulary):
                     summary.skipped += 1
                     summary.pages += previous.pages
                     summary.chunks += len(previous.chunk_ids)
@@ -177,4 +179,5 @@ class Ingestor:
             stale = sorted(set(previous.chunk_ids) - set(new_ids))
             await self.index.delete([point_id_for(c) for c in stale])
         return DocumentRecord(meta=meta, root=root, sha256=revision, meta_hash=meta_hash(meta), chunk_ids=new_ids,
-                              pages=extracted.pages, pages_without_text=extracted.pages_without_text)
+                              pages=extracted.pages, pages_without_text=extracted.pages_without_text,
+                              vocabulary=vocabulary_of(c.content for c in chunks))

@@ -1,0 +1,73 @@
+"""Query spelling correction against the vocabulary of the documents the asker may see.
+
+Employees type "gendr affirming care" and "hearin servises". BM25 cannot match a misspelt term
+and a small embedding model is thrown off by it, so each unknown word is replaced by the
+closest (then most frequent) word of the visible documents within a small edit distance.
+Only the query changes; nothing is added to what the user may see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from rag_core.text import STOPWORDS, stem, topic_terms
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*[A-Za-z]")
+_VOCAB_WORD = re.compile(r"[a-z0-9][a-z0-9áéíóúñü'-]*[a-záéíóúñü]")
+
+
+def vocabulary_of(texts: Iterable[str]) -> dict[str, int]:
+    """Word counts of the documents' text: the spelling vocabulary and the known topics."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        for word in _VOCAB_WORD.findall(text.lower().replace("401(k)", "401k")):
+            word = word.strip("'-")
+            counts[word] += 1
+            if "-" in word:  # "long-term" also teaches "long" and "term"
+                counts.update(part for part in word.split("-") if len(part) > 1)
+    return dict(counts)
+
+
+def normalise_query(question: str) -> str:
+    """File names in questions ("Northwind_Health_Plus_Benefits_Details.pdf") read as words."""
+    question = re.sub(r"\.(pdf|md|docx?)\b", "", question, flags=re.IGNORECASE)
+    return question.replace("_", " ")
+
+
+class QueryCorrector:
+    def __init__(self, vocabulary: Mapping[str, int]) -> None:
+        self.vocabulary = dict(vocabulary)
+        self._words = list(self.vocabulary)
+        self._stems: set[str] | None = None
+
+    def correct_word(self, word: str) -> str:
+        lower = word.lower()
+        if "-" in word:
+            return "-".join(self.correct_word(part) for part in word.split("-"))
+        if "'" in word or any(ch.isdigit() for ch in word):
+            return word  # contractions and codes like 401k are not typos
+        if len(lower) < 4 or lower in self.vocabulary or lower in STOPWORDS or not self._words:
+            return word
+        limit = 1 if len(lower) <= 5 else 2
+        matches = process.extract(lower, self._words, scorer=Levenshtein.distance, score_cutoff=limit, limit=8)
+        if not matches:
+            return word
+        best = min(matches, key=lambda m: (m[1], -self.vocabulary[m[0]]))
+        return best[0]
+
+    def unknown_topics(self, question: str) -> list[str]:
+        """Topic words of the question that no visible document contains (after correction):
+        the question is about something the documents do not cover."""
+        if self._stems is None:
+            self._stems = {stem(w) for w in self.vocabulary}
+        stems = self._stems
+        return [t for t in topic_terms(question)
+                if t not in stems and not ("-" in t and all(stem(p) in stems or len(p) < 3 for p in t.split("-")))]
+
+    def correct(self, text: str) -> str:
+        return _WORD.sub(lambda m: self.correct_word(m.group(0)), text)
