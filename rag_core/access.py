@@ -87,6 +87,8 @@ def verify_token(key: str, token: str, *, now: float | None = None) -> AccessCla
         raise AccessDenied("malformed access token") from exc
     if not hmac.compare_digest(expected, given):
         raise AccessDenied("access token signature is invalid")
+    if not isinstance(claims, dict):
+        raise AccessDenied("malformed access token")
     current = now if now is not None else time.time()
     if not isinstance(claims.get("exp"), int) or claims["exp"] < current:
         raise AccessDenied("access token has expired")

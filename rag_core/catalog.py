@@ -37,6 +37,17 @@ _BUILTIN_DEFAULTS: dict[str, Any] = {
     "effective_date": date(1970, 1, 1),
 }
 
+
+class _CatalogLoader(yaml.SafeLoader):
+    """YAML without implicit timestamps: dates stay strings and ``_check`` parses them per document,
+    so ``2026-02-30`` or ``2026-01-01 10:30`` fails that one entry instead of the whole catalog."""
+
+
+_CatalogLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
 _JURISDICTION_RE = re.compile(r"^US-(ALL|[A-Z]{2})$")
 _LANGUAGE_RE = re.compile(r"^[a-z]{2}$")
@@ -85,6 +96,8 @@ def _check(file: str, name: str, value: Any) -> Any:
         except ValueError:
             raise CatalogError(file, name, f"{value!r} is not a date (YYYY-MM-DD)") from None
     if name == "version":
+        if isinstance(value, float):  # `version: 2.10` would silently become "2.1"
+            raise CatalogError(file, name, f"{value!r} reads as a number; quote the version as written")
         if isinstance(value, bool) or not isinstance(value, (str, int, float)) or str(value).strip() == "":
             raise CatalogError(file, name, f"{value!r} is not a version string")
         return str(value)
@@ -141,7 +154,7 @@ def load_catalog(root: Path) -> Catalog:
     catalog_path = root / CATALOG_NAME
     if catalog_path.exists():
         try:
-            loaded = yaml.safe_load(catalog_path.read_text(encoding="utf-8")) or {}
+            loaded = yaml.load(catalog_path.read_text(encoding="utf-8"), Loader=_CatalogLoader) or {}
         except yaml.YAMLError as exc:
             raise CatalogError(CATALOG_NAME, "-", f"not valid YAML: {exc}") from exc
         if not isinstance(loaded, dict):
@@ -176,6 +189,9 @@ def load_catalog(root: Path) -> Catalog:
     for position, entry in enumerate(entries):
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
             catalog.errors.append(CatalogError(CATALOG_NAME, f"documents[{position}].file", "missing"))
+            continue
+        if entry["file"] in described:
+            catalog.errors.append(CatalogError(entry["file"], f"documents[{position}].file", "listed twice"))
             continue
         described.add(entry["file"])
         candidates.append((entry["file"], {k: v for k, v in entry.items() if k != "file"}))

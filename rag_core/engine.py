@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from rag_core.access import AccessClaims, verify_token
-from rag_core.citations import validate
-from rag_core.conflicts import find_amount_conflicts
+from rag_core.citations import CITATION, sentences, validate
+from rag_core.conflicts import AmountConflict, find_amount_conflicts
 from rag_core.context import select_context
 from rag_core.embeddings import EmbeddingProvider, build_embedder
 from rag_core.errors import GenerationFailed, IndexUnavailable
@@ -212,7 +212,7 @@ class Engine:
         if abstain is None:
             conflicts = find_amount_conflicts(query, trace.context)
             if conflicts:
-                shown_all = all(v in checked.text.replace(" ", "") for c in conflicts for v in c.values)
+                shown_all = _each_value_cited(checked.text, conflicts, trace.context)
                 if shown_all:
                     notices.append(AMOUNT_CONFLICT_NOTICE)
                 else:
@@ -270,6 +270,17 @@ class Engine:
 
     async def close(self) -> None:
         await self.index.close()
+
+
+def _each_value_cited(text: str, conflicts: Sequence[AmountConflict], context: Sequence[Candidate]) -> bool:
+    """Every disputed amount is shown in a sentence that cites a chunk stating that amount
+    (not merely somewhere in the answer, under another chunk's citation)."""
+    content = {c.chunk_id: c.content.replace(" ", "") for c in context}
+    kept = [(s.replace(" ", ""), CITATION.findall(s)) for s in sentences(text)]
+    return all(
+        any(value in sentence and any(value in content.get(cid, "") for cid in cited) for sentence, cited in kept)
+        for conflict in conflicts for value in conflict.values
+    )
 
 
 class _NoScope(Exception):

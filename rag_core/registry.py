@@ -59,6 +59,9 @@ class Registry:
                 target = by_id.get(target_id)
                 if target is None:
                     continue
+                if (target.policy_id, target.jurisdiction) == (doc.policy_id, doc.jurisdiction):
+                    out.add(target.document_id)  # a replaced version of its own policy: that one only
+                    continue
                 out.update(d.document_id for d in self.documents
                            if d.policy_id == target.policy_id and d.jurisdiction == target.jurisdiction)
         out.discard("")

@@ -143,8 +143,9 @@ class OpenAIEmbedder:
         )
 
     def _new_client(self) -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self._base_url, timeout=self._timeout_s,
-                                  max_retries=0)
+        return openai.AsyncOpenAI(
+            api_key=self._api_key, base_url=self._base_url, timeout=self._timeout_s, max_retries=0
+        )
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIEmbedder(model={self.model_name!r}, base_url={self._base_url!r})"
@@ -163,6 +164,13 @@ class OpenAIEmbedder:
                 if self._dimension is None:
                     self._dimension = self._probe_blocking()
         return self._dimension
+
+    @dimension.setter
+    def dimension(self, value: int) -> None:
+        """Pin the size (e.g. a deployment configured with ``dimensions=``); responses must match it."""
+        if value < 1:
+            raise ValueError("dimension must be positive")
+        self._dimension = value
 
     async def ensure_dimension(self) -> int:
         if self._dimension is None:
@@ -194,7 +202,9 @@ class OpenAIEmbedder:
             error = outcome["error"]
             if isinstance(error, EmbeddingFailed):
                 raise EmbeddingFailed(str(error)) from None
-            raise EmbeddingFailed(f"embedding dimension probe failed: {describe(error, self._api_key)}") from None
+            raise EmbeddingFailed(
+                f"embedding dimension probe failed: {describe(error, self._api_key)}"
+            ) from None
         return len(outcome["vectors"][0])
 
     # -- embedding -----------------------------------------------------------------------------
@@ -220,35 +230,48 @@ class OpenAIEmbedder:
             tokens = count_tokens(text)
             if tokens > MAX_INPUT_TOKENS:
                 raise EmbeddingFailed(
-                    f"text #{position} has {tokens} tokens, over the embedding model's {MAX_INPUT_TOKENS}-token "
-                    "input limit; refusing to truncate it (chunk it smaller)")
+                    f"text #{position} has {tokens} tokens, over the embedding model's "
+                    f"{MAX_INPUT_TOKENS}-token input limit; refusing to truncate it (chunk it smaller)"
+                )
 
-    async def _embed_batch(self, client: openai.AsyncOpenAI, batch: list[str], attempts: int) -> list[list[float]]:
+    async def _embed_batch(
+        self, client: openai.AsyncOpenAI, batch: list[str], attempts: int
+    ) -> list[list[float]]:
         # The API rejects empty strings; a lone space embeds as "nothing" instead of failing the batch.
         inputs = [text if text.strip() else " " for text in batch]
         last: BaseException | None = None
         for attempt in range(attempts):
             try:
-                async with asyncio.timeout(self._timeout_s + 1.0):  # hard wall over httpx's per-phase timeouts
-                    response = await client.embeddings.create(model=self.model_name, input=inputs,
-                                                              encoding_format="float")
+                async with asyncio.timeout(
+                    self._timeout_s + 1.0
+                ):  # hard wall over httpx's per-phase timeouts
+                    response = await client.embeddings.create(
+                        model=self.model_name, input=inputs, encoding_format="float"
+                    )
                 return self._vectors(response, len(inputs))
             except EmbeddingFailed:
                 raise
             except Exception as exc:
                 if not is_transient(exc):
                     raise EmbeddingFailed(
-                        f"embedding request to {self.model_name} failed: {describe(exc, self._api_key)}") from None
+                        f"embedding request to {self.model_name} failed: {describe(exc, self._api_key)}"
+                    ) from None
                 last = exc
                 if attempt + 1 < attempts:
                     delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_max_s, retry_after(exc))
-                    log.warning("embedding attempt %d/%d failed (%s); retrying in %.2fs", attempt + 1, attempts,
-                                describe(exc, self._api_key), delay)
+                    log.warning(
+                        "embedding attempt %d/%d failed (%s); retrying in %.2fs",
+                        attempt + 1,
+                        attempts,
+                        describe(exc, self._api_key),
+                        delay,
+                    )
                     await asyncio.sleep(delay)
         assert last is not None
         raise EmbeddingFailed(
             f"embedding request to {self.model_name} failed after {attempts} attempts: "
-            f"{describe(last, self._api_key)}") from None
+            f"{describe(last, self._api_key)}"
+        ) from None
 
     def _vectors(self, response: Any, expected: int) -> list[list[float]]:
         data = sorted(response.data, key=lambda item: item.index)
@@ -260,7 +283,8 @@ class OpenAIEmbedder:
         width = int(matrix.shape[1])
         if self._dimension is not None and width != self._dimension:
             raise EmbeddingFailed(
-                f"{self.model_name} returned {width}-d vectors but {self._dimension}-d were expected")
+                f"{self.model_name} returned {width}-d vectors but {self._dimension}-d were expected"
+            )
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
             raise EmbeddingFailed(f"{self.model_name} returned a zero or non-finite vector")

@@ -29,6 +29,7 @@ class GoldRow(BaseModel):
     expect: Literal["answer", "abstain", "conflict"]
     sources: list[str] = Field(default_factory=list)
     must_include: list[str] = Field(default_factory=list)
+    must_not_include: list[str] = Field(default_factory=list)  # e.g. a superseded amount, a canary
     user: GoldUser = Field(default_factory=GoldUser)
     as_of: date | None = None
     category: str | None = None

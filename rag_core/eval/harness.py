@@ -60,6 +60,7 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
         retrieved_sources=[f"{loc[0]}#page={loc[1]}" for _, loc in located if loc],
         cited_sources=[f"{loc[0]}#page={loc[1]}" for loc in cited_locations if loc],
         category=row.category,
+        must_not_include=row.must_not_include,
     )
 
 
@@ -109,7 +110,7 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         abstained = point["unanswerable_abstained"] or 0.0
         # Losing answerable questions below 95% is worse than an extra low-similarity answer,
         # which later stages (context gate, validator) still check.
-        return (min(kept, 0.95) + abstained + 0.01 * kept, point["cutoff"])
+        return (min(kept, 0.95), abstained, kept, point["cutoff"])
     chosen = max(curve, key=objective)
     if plot is not None:
         import matplotlib
@@ -162,7 +163,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from rag_core.ingest.pipeline import Ingestor
 
             index = open_index(settings)
-            summary = await Ingestor(index, build_embedder(settings), progress=not args.no_progress).run(args.corpus)
+            summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
+                                    chunk_overlap=settings.chunk_overlap,
+                                    progress=not args.no_progress).run(args.corpus)
             await index.close()
             print(summary.render(), file=sys.stderr)
         engine = Engine.from_settings(settings)

@@ -26,6 +26,11 @@ class RowResult:
     retrieved_sources: list[str] = field(default_factory=list)
     cited_sources: list[str] = field(default_factory=list)
     category: str | None = None
+    must_not_include: list[str] = field(default_factory=list)
+
+    def forbidden_shown(self) -> list[str]:
+        text = self.answer.lower()
+        return [m for m in self.must_not_include if m.lower() in text]
 
     def includes_any(self) -> bool:
         text = self.answer.lower()
@@ -71,6 +76,7 @@ def compute(rows: Sequence[RowResult]) -> dict[str, Any]:
         "conflict_handled": _share([(r.abstained and r.reason == "conflict") or (not r.abstained and r.includes_all()
                                     and bool(r.must_include)) for r in conflicts]),
         "leakage": sum(len(r.leaked) for r in rows),
+        "forbidden_content": sum(len(r.forbidden_shown()) for r in rows),
         "invalid_citations": sum(len(r.invalid_citations) for r in rows),
         "answered_rate": _share([not r.abstained for r in rows if r.expect == "answer"]),
         "latency_ms": latency,

@@ -17,6 +17,10 @@ _QUANTITY = re.compile(r"\b(how (much|many|long)|cost|amount|percent|limit|maxim
                        r"cuánt[oa]s?|weeks?|days?|match|allowance|stipend|contribution)\b", re.IGNORECASE)
 
 
+# A table row as extraction renders it: "Benefit: Deductible (individual / family); PPO Plan: $1,250 ...".
+_ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
+
+
 class ExtractiveGenerator:
     model_name = "extractive"
 
@@ -69,12 +73,17 @@ class ExtractiveGenerator:
         rank_of = {c.chunk_id: i for i, c in enumerate(context)}
         scored = []
         for sentence, chunk, bag in rows:
-            coverage = sum(idf[t] for t in asked if t in bag) / total
-            if coverage == 0:
+            matched = asked & bag
+            coverage = sum(idf[t] for t in matched) / total
+            # One shared word that only names the document (the company, in every title) is not an answer.
+            if not matched or (len(matched) == 1 and matched <= set(terms(chunk.title))):
                 continue
             score = coverage + 0.05 / (1 + rank_of[chunk.chunk_id])
             if wants_quantity and (MONEY.search(sentence) or NUMBER.search(sentence)):
                 score += 0.15
+            label = _ROW_LABEL.match(sentence)
+            if label:  # a row *about* what was asked beats a row that merely mentions it in a cell
+                score += 0.2 * sum(idf[t] for t in asked & set(terms(label.group(1)))) / total
             if len(sentence.split()) > 80:
                 score -= 0.1
             scored.append((score, sentence, chunk))

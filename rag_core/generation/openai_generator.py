@@ -55,7 +55,9 @@ class OpenAIGenerator:
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         # The SDK's own retries are off: ours are bounded and logged without secrets.
-        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+        )
 
     @classmethod
     def from_settings(cls, settings: CoreSettings) -> OpenAIGenerator:
@@ -75,8 +77,9 @@ class OpenAIGenerator:
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIGenerator(model={self.model_name!r}, base_url={self._base_url!r})"
 
-    async def generate(self, question: str, context: Sequence[Candidate], *,
-                       history: Sequence[str] = ()) -> GenerationResult:
+    async def generate(
+        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = ()
+    ) -> GenerationResult:
         messages = build_messages(question, context, history)
         response = await self._complete(messages)
         return self._result(response)
@@ -97,17 +100,24 @@ class OpenAIGenerator:
             except Exception as exc:
                 if not is_transient(exc):
                     raise GenerationFailed(
-                        f"chat completion with {self.model_name} failed: {describe(exc, self._api_key)}") from None
+                        f"chat completion with {self.model_name} failed: {describe(exc, self._api_key)}"
+                    ) from None
                 last = exc
                 if attempt + 1 < attempts:
                     delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_max_s, retry_after(exc))
-                    log.warning("chat attempt %d/%d failed (%s); retrying in %.2fs", attempt + 1, attempts,
-                                describe(exc, self._api_key), delay)
+                    log.warning(
+                        "chat attempt %d/%d failed (%s); retrying in %.2fs",
+                        attempt + 1,
+                        attempts,
+                        describe(exc, self._api_key),
+                        delay,
+                    )
                     await asyncio.sleep(delay)
         assert last is not None
         raise GenerationFailed(
             f"chat completion with {self.model_name} failed after {attempts} attempts: "
-            f"{describe(last, self._api_key)}") from None
+            f"{describe(last, self._api_key)}"
+        ) from None
 
     def _result(self, response: Any) -> GenerationResult:
         choices = getattr(response, "choices", None) or []
@@ -117,7 +127,8 @@ class OpenAIGenerator:
         text = (choice.message.content or "").strip() if choice.message else ""
         if not text:
             raise GenerationFailed(
-                f"{self.model_name} returned an empty reply (finish_reason={choice.finish_reason!r})")
+                f"{self.model_name} returned an empty reply (finish_reason={choice.finish_reason!r})"
+            )
         usage = getattr(response, "usage", None)
         counts = {
             "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),

@@ -67,6 +67,13 @@ class ScoredPoint:
     dense: list[float] = field(default_factory=list)
 
 
+def deterministic_top(hits: list[ScoredPoint], limit: int) -> list[ScoredPoint]:
+    """RRF gives equal scores to mirrored ranks (dense #3 + sparse #7 == dense #7 + sparse #3), and Qdrant
+    leaves the order of equal scores undefined (Qdrant Edge varies it from run to run). Callers fetch every
+    fused candidate; ties are broken by point id here, so both backends and every run keep the same top."""
+    return sorted(hits, key=lambda hit: (-hit.fused_score, hit.point_id))[:limit]
+
+
 class VectorIndex(Protocol):
     """What the core needs from an index. Every read takes an AccessFilter: no unfiltered path."""
 

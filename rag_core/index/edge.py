@@ -23,6 +23,7 @@ from rag_core.index.base import (
     IndexPoint,
     ScoredPoint,
     as_datetime,
+    deterministic_top,
 )
 from rag_core.sparse import SparseVector
 
@@ -104,6 +105,10 @@ class EdgeIndex:
         with self._lock:
             shard.update(qe.UpdateOperation.delete_points(list(point_ids)))
             shard.flush()
+            # Qdrant Edge keeps counting deleted points in the BM25 IDF statistics until the shard is
+            # loaded again: reload, so sparse scores match a fresh index (and the Qdrant server).
+            shard.close()
+            self._shard = qe.EdgeShard.load(str(self._shard_dir))
 
     async def delete(self, point_ids: Sequence[str]) -> None:
         if point_ids:
@@ -114,7 +119,7 @@ class EdgeIndex:
         shard = self._open()
         flt = edge_filter(access)
         request = qe.QueryRequest(
-            limit=limit,
+            limit=max(limit, 2 * prefetch_limit),  # every fused candidate: ties are cut in deterministic_top
             prefetches=[
                 qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=flt),
                 qe.Prefetch(limit=prefetch_limit,
@@ -127,8 +132,9 @@ class EdgeIndex:
             with_vector=[DENSE],
         )
         results = shard.query(request)
-        return [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}),
+        hits = [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}),
                             list((r.vector or {}).get(DENSE, []))) for r in results]
+        return deterministic_top(hits, limit)
 
     async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,
                            prefetch_limit: int) -> list[ScoredPoint]:

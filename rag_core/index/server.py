@@ -24,6 +24,7 @@ from rag_core.index.base import (
     IndexPoint,
     ScoredPoint,
     as_datetime,
+    deterministic_top,
 )
 from rag_core.sparse import SparseVector
 
@@ -119,7 +120,7 @@ class ServerIndex:
             ],
             query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
             query_filter=flt,
-            limit=limit,
+            limit=max(limit, 2 * prefetch_limit),  # every fused candidate: ties are cut in deterministic_top
             with_payload=True,
             with_vectors=[DENSE],
         ))
@@ -127,7 +128,7 @@ class ServerIndex:
         for point in response.points:
             vector = point.vector.get(DENSE, []) if isinstance(point.vector, dict) else []
             out.append(ScoredPoint(str(point.id), float(point.score), dict(point.payload or {}), list(vector)))
-        return out
+        return deterministic_top(out, limit)
 
     async def count(self, access: AccessFilter) -> int:
         result = await self._call(self.client.count(self.collection, count_filter=server_filter(access), exact=True))

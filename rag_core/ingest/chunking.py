@@ -45,15 +45,20 @@ def chunk_blocks(
     for (page, anchor), group_iter in groupby(blocks, key=lambda b: (b.page, b.anchor)):
         group = list(group_iter)
         ordinal = sum(1 for c in chunks if c.page_number == page)
-        header = f"{meta.title} — {group[0].heading}".rstrip(" —") + "\n"
+
+        def header_for(heading: str) -> str:
+            return f"{meta.title} — {heading}".rstrip(" —") + "\n"
+
         body: list[str] = []
         body_tokens = 0
         current_heading = group[0].heading
-        budget = max_tokens - count(header)
+        chunk_heading = current_heading  # the heading in effect where the chunk's new text starts
+        # Room for the longest header of the group, whichever heading a chunk starts under.
+        budget = max_tokens - max(count(header_for(b.heading)) for b in group)
 
         def emit() -> None:
             nonlocal ordinal, body, body_tokens
-            text = header + "\n".join(body)
+            text = header_for(chunk_heading) + "\n".join(body)
             chunks.append(Chunk(chunk_id=chunk_id_for(meta.document_id, page, ordinal), document_id=meta.document_id,
                                 page_number=page, content=text, token_count=count(text), anchor=anchor))
             ordinal += 1
@@ -61,19 +66,22 @@ def chunk_blocks(
             body = [seed] if seed else []
             body_tokens = count(seed) if seed else 0
 
-        units: list[str] = []
+        units: list[tuple[str, str]] = []
         for block in group:
             text = block.text
             if block.heading != current_heading:
                 current_heading = block.heading
                 text = f"{block.heading}\n{text}" if block.heading else text
-            units.extend(_split_long(text, budget - overlap - 1) if count(text) > budget - overlap - 1 else [text])
+            pieces = _split_long(text, budget - overlap - 1) if count(text) > budget - overlap - 1 else [text]
+            units.extend((block.heading, piece) for piece in pieces)
         fresh = 0  # units added since the last emit: a chunk of nothing but overlap is not a chunk
-        for unit in units:
+        for heading, unit in units:
             cost = count(unit) + 1
             if body_tokens + cost > budget and fresh:
                 emit()
                 fresh = 0
+            if not fresh:
+                chunk_heading = heading
             body.append(unit)
             body_tokens += cost
             fresh += 1

@@ -1,0 +1,93 @@
+"""Block Kit rendering: answers, abstentions, notices, escaping, limits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.answering import Reply, ReplyKind
+from bot.slack.blocks import render, to_mrkdwn
+from rag_core.types import AbstainReason, Answer, Citation
+
+pytestmark = pytest.mark.unit
+
+HR = "https://hr.example.com/contact"
+
+
+def reply(answer: Answer) -> Reply:
+    return Reply(ReplyKind.ANSWER, answer.answer, HR, "q123", answer)
+
+
+def test_answer_blocks() -> None:
+    a = Answer(
+        query_id="q123",
+        answer="The deductible is **$50**.[^c1]",
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[
+            Citation(
+                chunk_id="c1",
+                document_id="d",
+                title="Dental <Plan>",
+                page=2,
+                source_uri="https://b.example.com/d.pdf",
+                score=0.9,
+            )
+        ],
+        notices=["The documents disagree on the copay."],
+    )
+    text, blocks = render(reply(a), note="private note")
+    assert text == "The deductible is $50."
+    dumped = json.dumps(blocks)
+    assert "The deductible is *$50*. [1]" in dumped
+    assert "[1] <https://b.example.com/d.pdf#page=2|Dental &lt;Plan&gt;, p. 2>" in dumped
+    assert "The documents disagree" in dumped and "private note" in dumped
+    assert f"<{HR}|Contact HR>" in dumped
+    assert blocks[-1]["block_id"] == "feedback" and blocks[-1]["elements"][0]["value"] == "q123"
+
+
+def test_abstention_has_text_and_hr_only() -> None:
+    a = Answer(
+        answer="I couldn't find this.",
+        abstained=True,
+        abstain_reason=AbstainReason.CONFLICT,
+        hr_contact=HR,
+        model="m",
+        notices=["internal detail"],
+    )
+    _, blocks = render(reply(a))
+    assert [b["type"] for b in blocks] == ["section", "context"]
+    assert "internal detail" not in json.dumps(blocks)
+
+
+def test_share_button_only_when_asked() -> None:
+    a = Answer(
+        answer="Yes.[^c1]",
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)],
+    )
+    _, without = render(reply(a))
+    _, with_share = render(reply(a), share_question="q?")
+    assert "share_in_channel" not in json.dumps(without) and "share_in_channel" in json.dumps(with_share)
+
+
+def test_mrkdwn_escapes_control_characters() -> None:
+    assert to_mrkdwn("a < b & <!channel>") == "a &lt; b &amp; &lt;!channel&gt;"
+    assert to_mrkdwn("[site](https://x.example.com)") == "<https://x.example.com|site>"
+
+
+def test_long_answers_are_split_into_sections() -> None:
+    a = Answer(
+        answer="word " * 2000,
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)],
+    )
+    _, blocks = render(reply(a))
+    sections = [b for b in blocks if b["type"] == "section"]
+    assert len(sections) >= 4 and all(len(b["text"]["text"]) <= 3000 for b in sections)

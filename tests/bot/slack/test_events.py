@@ -1,0 +1,165 @@
+"""Slack events end to end: DMs, mentions, threads, placeholders, ignoring bots, dedupe, ack timing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.slack.blocks import LOOKING_UP
+from tests.bot.harness import EMP, EXEC, OTHER_BOT, SlackHarness
+from tests.fakes.answer_service import CANARIES
+from tests.fakes.slack_api import message_text
+
+pytestmark = pytest.mark.integration
+
+
+async def test_dm_gets_placeholder_then_answer_in_thread(slack: SlackHarness) -> None:
+    event = slack.dm(EMP, "How much is the dental deductible?")
+    resp = await slack.send_event(event)
+    assert resp.status == 200
+    await slack.drain()
+
+    posts = slack.fake.posts("chat.postMessage")
+    assert len(posts) == 1
+    assert posts[0].args["text"] == LOOKING_UP
+    assert posts[0].args["thread_ts"] == event["ts"]
+    assert posts[0].args["unfurl_links"] is False and posts[0].args["unfurl_media"] is False
+    updates = slack.fake.answer_updates()
+    assert len(updates) == 1
+    update = updates[0]
+    assert update.args["ts"] == "1700000000.000001"
+    text = message_text(update)
+    assert "$50" in text and "[1]" in text and "[^" not in text
+    assert "Dental Plan Summary, p. 2" in text
+    assert "https://benefits.example.com/docs/dental-plan.pdf#page=2" in text
+    assert "https://hr.example.com/contact" in text
+    assert update.args["unfurl_links"] is False and update.args["unfurl_media"] is False
+    actions = [b for b in update.args["blocks"] if b["type"] == "actions"]
+    assert {e["action_id"] for e in actions[0]["elements"]} == {"feedback_up", "feedback_down"}
+
+
+async def test_reply_goes_into_existing_thread(slack: SlackHarness) -> None:
+    event = slack.dm(EMP, "dental deductible?", thread_ts="1690000000.000100")
+    await slack.send_event(event)
+    await slack.drain()
+    assert slack.fake.posts("chat.postMessage")[0].args["thread_ts"] == "1690000000.000100"
+
+
+async def test_abstention_is_clean(slack: SlackHarness) -> None:
+    await slack.send_event(slack.dm(EMP, "Can I bring my llama to work?"))
+    await slack.drain()
+    update = slack.fake.answer_updates()[0]
+    kinds = [b["type"] for b in update.args["blocks"]]
+    assert kinds == ["section", "context"]  # the abstention text and the HR contact, nothing else
+    text = message_text(update)
+    assert "won't guess" in text and "https://hr.example.com/contact" in text
+    assert "Sources" not in text and "feedback" not in text
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"bot_id": "BOTHER", "user": OTHER_BOT},
+        {"subtype": "bot_message", "user": OTHER_BOT},
+        {"user": "UBOT"},
+        {"bot_id": "BBOT", "user": "UBOT"},
+        {"subtype": "message_changed"},
+    ],
+)
+async def test_ignores_itself_and_other_bots(slack: SlackHarness, extra: dict[str, str]) -> None:
+    event = slack.dm(EMP, "dental deductible?")
+    event.update(extra)
+    resp = await slack.send_event(event)
+    assert resp.status == 200
+    await slack.drain()
+    assert slack.fake.posts("chat.postMessage") == []
+    assert slack.service.calls == []
+
+
+async def test_mention_from_bot_is_ignored(slack: SlackHarness) -> None:
+    event = slack.mention(OTHER_BOT, "dental?")
+    event["bot_id"] = "BOTHER"
+    await slack.send_event(event)
+    await slack.drain()
+    assert slack.fake.posts("chat.postMessage") == []
+
+
+async def test_retry_storm_yields_exactly_one_reply(slack: SlackHarness) -> None:
+    event = slack.dm(EMP, "dental deductible?")
+    event_id = "EvSTORM0001"
+    responses = await asyncio.gather(
+        slack.send_event(event, event_id=event_id),
+        *(slack.send_event(event, event_id=event_id, retry_num=n) for n in (1, 2, 3)),
+        *(slack.send_event(event, event_id=event_id, retry_num=n) for n in (1, 2, 3)),
+    )
+    assert [r.status for r in responses] == [200] * 7
+    await slack.drain()
+    assert len(slack.fake.posts("chat.postMessage")) == 1
+    assert len(slack.fake.answer_updates()) == 1
+    assert len(slack.service.calls) == 1
+
+
+async def test_ack_arrives_before_the_slow_answer(slack: SlackHarness) -> None:
+    slack.service.delay_s = 10.0
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    resp = await slack.send_event(slack.dm(EMP, "dental deductible?"))
+    acked = loop.time() - started
+    assert resp.status == 200
+    assert acked < 3.0  # Slack's contract
+    # The HTTP response came back while the answer service is still sleeping: no answer yet.
+    await slack.fake.wait_for(lambda: slack.service.calls)
+    assert slack.fake.answer_updates() == []
+    slack.service.release()
+    await slack.drain()
+    assert len(slack.fake.answer_updates()) == 1
+    assert "$50" in message_text(slack.fake.answer_updates()[0])
+
+
+async def test_thread_memory_passes_history(slack: SlackHarness) -> None:
+    first = slack.mention(EMP, "What does the vision plan cover?", channel="CEMPEXEC")
+    await slack.send_event(first)
+    await slack.drain()
+    follow_up = slack.mention(EMP, "and the dental deductible?", channel="CEMPEXEC", thread_ts=first["ts"])
+    await slack.send_event(follow_up)
+    await slack.drain()
+    last = slack.service.calls[-1]
+    assert last.question == "and the dental deductible?"
+    assert last.history == ["What does the vision plan cover?"]
+
+
+async def test_mention_text_is_stripped_of_bot_mention(slack: SlackHarness) -> None:
+    await slack.send_event(slack.mention(EXEC, "dental deductible?", channel="CEXECONLY"))
+    await slack.drain()
+    assert slack.service.calls[0].question == "dental deductible?"
+
+
+async def test_rate_limit_gives_clear_message(slack: SlackHarness) -> None:
+    slack.parts.answerer.settings.rate_limit_per_minute = 2  # type: ignore[misc]
+    for _ in range(3):
+        await slack.send_event(slack.dm(EMP, "dental deductible?"))
+    await slack.drain()
+    texts = [message_text(u) for u in slack.fake.answer_updates()]
+    assert sum("$50" in t for t in texts) == 2
+    assert sum("faster than I can answer" in t for t in texts) == 1
+    assert len(slack.service.calls) == 2
+
+
+async def test_unknown_event_type_is_acknowledged(slack: SlackHarness) -> None:
+    resp = await slack.send_event({"type": "reaction_added", "user": EMP, "reaction": "tada"})
+    assert resp.status == 200
+
+
+async def test_usergroup_change_event_invalidates_cache(slack: SlackHarness) -> None:
+    await slack.send_event(slack.dm(EXEC, "canary code?"))
+    await slack.drain()
+    assert CANARIES["executives"] in message_text(slack.fake.answer_updates()[-1])
+    slack.fake.set_membership("S0EXEC", [])
+    await slack.send_event(
+        {"type": "subteam_members_changed", "subteam_id": "S0EXEC", "removed_users": [EXEC]}
+    )
+    await slack.drain()
+    await slack.send_event(slack.dm(EXEC, "canary code?"))
+    await slack.drain()
+    assert CANARIES["executives"] not in message_text(slack.fake.answer_updates()[-1])

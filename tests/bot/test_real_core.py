@@ -1,0 +1,96 @@
+"""The chat edge on the real core: the sample corpus ingested, asked through Slack over HTTP.
+
+Same harness as the fake-core scenario tests; only the answer service differs. It proves the
+production ``CoreAnswerService`` (warm-up in a thread, index version for the cache, readiness)
+and that the audience rule holds with real retrieval: executive-only content never reaches an
+employee or a mixed channel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.answering import PRIVATE_NOTE, CoreAnswerService
+from tests.bot.harness import EMP, EXEC, REPO, make_settings, start_slack, stop_slack
+from tests.fakes.slack_api import message_text
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+EXEC_QUESTION = "What is the executive financial and tax planning allowance?"
+EXEC_MARKERS = ("7,500", "executive-compensation-2026", "Executive Benefits Program")
+
+
+def _core_settings(data_dir: Path):  # type: ignore[no-untyped-def]
+    return make_settings(
+        BENEFITSBOT_DATA_DIR=str(data_dir), QDRANT_URL=None, OPENAI_API_KEY=None, COHERE_API_KEY=None,
+        EMBEDDING_PROVIDER="local", GENERATOR="extractive",
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import asyncio
+
+    from rag_core.embeddings import build_embedder
+    from rag_core.index import open_index
+    from rag_core.ingest.pipeline import Ingestor
+
+    data_dir = tmp_path_factory.mktemp("core-index")
+    settings = _core_settings(data_dir)
+
+    async def ingest() -> None:
+        index = open_index(settings)
+        try:
+            ingestor = Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
+                                chunk_overlap=settings.chunk_overlap, progress=False)  # fmt: skip
+            summary = await ingestor.run(REPO / "corpus")
+            assert not summary.failed
+        finally:
+            await index.close()
+
+    asyncio.run(ingest())
+    return data_dir
+
+
+def _leaks(text: str) -> list[str]:
+    return [m for m in EXEC_MARKERS if m in text]
+
+
+async def test_slack_on_the_real_core(corpus_index: Path) -> None:
+    settings = _core_settings(corpus_index)
+    service = CoreAnswerService(settings)
+    h = await start_slack(
+        {"BENEFITSBOT_DATA_DIR": str(corpus_index), "QDRANT_URL": None, "OPENAI_API_KEY": None,
+         "COHERE_API_KEY": None, "EMBEDDING_PROVIDER": "local", "GENERATOR": "extractive"},
+        service=service,  # type: ignore[arg-type]
+    )  # fmt: skip
+    try:
+        await service.start()
+        await h.send_event(h.dm(EMP, "How much is the dental deductible?"))
+        await h.drain()
+        dental = message_text(h.fake.posts("chat.update", f"D{EMP}")[-1])
+        assert "deductible" in dental.lower() and "dental-plan-2026" in dental and "[1]" in dental
+
+        ready = await (await h.client.get("/readyz")).json()
+        assert ready["ready"] is True and ready["checks"]["index"]["detail"].startswith("index ")
+
+        await h.send_event(h.dm(EXEC, EXEC_QUESTION))
+        await h.drain()
+        assert _leaks(message_text(h.fake.posts("chat.update", f"D{EXEC}")[-1]))
+
+        await h.send_event(h.dm(EMP, EXEC_QUESTION))
+        await h.drain()
+        assert _leaks(message_text(h.fake.posts("chat.update", f"D{EMP}")[-1])) == []
+
+        await h.send_event(h.mention(EXEC, EXEC_QUESTION, channel="CEMPEXEC"))
+        await h.drain()
+        public = message_text(h.fake.posts("chat.update", "CEMPEXEC")[-1])
+        assert _leaks(public) == []
+        assert PRIVATE_NOTE in public
+        [private] = h.fake.posts("chat.postEphemeral", "CEMPEXEC")
+        assert private.args["user"] == EXEC and _leaks(message_text(private))
+    finally:
+        await stop_slack(h)
+        await service.close()

@@ -1,0 +1,229 @@
+"""A local fake of the Slack Web API (and response_url, and Socket Mode's WebSocket).
+
+Configurable users, usergroups, profiles and channel memberships; records every call
+(chat.postMessage, chat.update, chat.postEphemeral, usergroups.*, users.*, conversations.members,
+auth.test, views.*, response_url POSTs) so tests assert on what the bot actually sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import WSMsgType, web
+
+from tests.fakes.server import Call, FakeService
+
+BOT_USER_ID = "UBOT"
+BOT_ID = "BBOT"
+TEAM_ID = "T0001"
+STATE_FIELD = "Xf0STATE"
+
+
+class FakeSlackApi(FakeService):
+    def __init__(self, *, bot_token: str = "xoxb-test", app_token: str = "xapp-test") -> None:
+        super().__init__()
+        self.bot_token = bot_token
+        self.app_token = app_token
+        self.users: dict[str, dict[str, Any]] = {}
+        self.usergroups: dict[str, dict[str, Any]] = {}
+        self.channels: dict[str, list[str]] = {}
+        self.failures: dict[str, str] = {}  # method -> Slack error code to return
+        self.response_posts: list[dict[str, Any]] = []
+        self._ts = itertools.count(1)
+        self.socket_acks: list[dict[str, Any]] = []
+        self._socket_queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.socket_connected = asyncio.Event()
+        self.add_user(BOT_USER_ID, is_bot=True)
+
+    # ----- configuration -------------------------------------------------------------------
+    def add_user(
+        self, user_id: str, *, state: str | None = None, is_bot: bool = False, deleted: bool = False
+    ) -> None:
+        fields = {STATE_FIELD: {"value": state, "alt": ""}} if state else {}
+        self.users[user_id] = {
+            "id": user_id,
+            "name": user_id.lower(),
+            "is_bot": is_bot,
+            "deleted": deleted,
+            "fields": fields,
+        }
+
+    def add_usergroup(self, group_id: str, handle: str, users: list[str]) -> None:
+        self.usergroups[group_id] = {"id": group_id, "handle": handle, "users": list(users), "date_delete": 0}
+
+    def set_membership(self, group_id: str, users: list[str]) -> None:
+        self.usergroups[group_id]["users"] = list(users)
+
+    def set_channel(self, channel_id: str, members: list[str]) -> None:
+        self.channels[channel_id] = list(members)
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/"
+
+    def response_url(self, name: str = "r1") -> str:
+        return f"{self.base_url}/response/{name}"
+
+    # ----- HTTP ---------------------------------------------------------------------------------
+    def build(self) -> web.Application:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_post("/response/{name}", self._response)
+        app.router.add_get("/socket", self._socket)
+        return app
+
+    async def _args(self, request: web.Request) -> dict[str, Any]:
+        args: dict[str, Any] = dict(request.query)
+        if request.can_read_body:
+            raw = await request.text()
+            if request.content_type == "application/json" and raw:
+                args.update(json.loads(raw))
+            elif raw:
+                args.update(dict(parse_qsl(raw, keep_blank_values=True)))
+        for key in ("blocks", "attachments"):
+            if isinstance(args.get(key), str):
+                try:
+                    args[key] = json.loads(args[key])
+                except ValueError:
+                    pass
+        return args
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args = await self._args(request)
+        auth = request.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") if auth else str(args.get("token", ""))
+        call = self.record(method, args, {"Authorization": auth})
+        expected = self.app_token if method == "apps.connections.open" else self.bot_token
+        if token != expected:
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        if method in self.failures:
+            return web.json_response({"ok": False, "error": self.failures[method]})
+        handler = getattr(self, "_m_" + method.replace(".", "_"), None)
+        if handler is None:
+            return web.json_response({"ok": True})
+        result: dict[str, Any] = handler(args)
+        call.result = result
+        return web.json_response(result)
+
+    async def _response(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.response_posts.append({"name": request.match_info["name"], **body})
+        self.record("response_url", body)
+        return web.Response(text="ok")
+
+    # ----- methods --------------------------------------------------------------------------------
+    def _next_ts(self) -> str:
+        return f"1700000000.{next(self._ts):06d}"
+
+    def _m_auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "team_id": TEAM_ID,
+            "user": "benefitsbot",
+        }
+
+    def _m_chat_postMessage(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "channel": args.get("channel"),
+            "ts": self._next_ts(),
+            "message": {"text": args.get("text")},
+        }
+
+    def _m_chat_update(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts")}
+
+    def _m_chat_postEphemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "message_ts": self._next_ts()}
+
+    def _m_users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = self.users.get(str(args.get("user")))
+        if user is None:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "user": {k: v for k, v in user.items() if k != "fields"}}
+
+    def _m_users_profile_get(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = self.users.get(str(args.get("user")))
+        if user is None:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "profile": {"real_name": user["name"], "fields": user["fields"]}}
+
+    def _m_usergroups_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        include_users = str(args.get("include_users", "")).lower() in ("1", "true")
+        groups = []
+        for g in self.usergroups.values():
+            item = {k: v for k, v in g.items() if k != "users"}
+            if include_users:
+                item["users"] = list(g["users"])
+            groups.append(item)
+        return {"ok": True, "usergroups": groups}
+
+    def _m_usergroups_users_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        group = self.usergroups.get(str(args.get("usergroup")))
+        if group is None:
+            return {"ok": False, "error": "no_such_subteam"}
+        return {"ok": True, "users": list(group["users"])}
+
+    def _m_conversations_members(self, args: dict[str, Any]) -> dict[str, Any]:
+        members = self.channels.get(str(args.get("channel")))
+        if members is None:
+            return {"ok": False, "error": "channel_not_found"}
+        limit = int(args.get("limit") or 100)
+        start = int(args.get("cursor") or 0)
+        page = members[start : start + limit]
+        next_cursor = str(start + limit) if start + limit < len(members) else ""
+        return {"ok": True, "members": page, "response_metadata": {"next_cursor": next_cursor}}
+
+    def _m_apps_connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "url": f"{self.base_url.replace('http://', 'ws://')}/socket"}
+
+    # ----- Socket Mode -----------------------------------------------------------------------------
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A1"}})
+        self.socket_connected.set()
+
+        async def pump() -> None:
+            while True:
+                envelope = await self._socket_queue.get()
+                await ws.send_json(envelope)
+
+        sender = asyncio.create_task(pump())
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    data = json.loads(msg.data)
+                    self.socket_acks.append(data)
+                    self.record("socket_ack", data)
+                elif msg.type in (WSMsgType.CLOSE, WSMsgType.ERROR):
+                    break
+        finally:
+            sender.cancel()
+        return ws
+
+    async def send_socket_envelope(self, envelope: dict[str, Any]) -> None:
+        await self._socket_queue.put(envelope)
+
+    # ----- assertions helpers -------------------------------------------------------------------------
+    def posts(self, method: str, channel: str | None = None) -> list[Call]:
+        return [c for c in self.calls_to(method) if channel is None or c.args.get("channel") == channel]
+
+    def answer_updates(self) -> list[Call]:
+        """chat.update calls (each one replaces a "Looking this up…" placeholder)."""
+        return self.calls_to("chat.update")
+
+
+def message_text(call: Call | dict[str, Any]) -> str:
+    """Everything a person could read in a recorded message (text and every block's text)."""
+    args = call.args if isinstance(call, Call) else call
+    parts = [str(args.get("text") or "")]
+    parts.append(json.dumps(args.get("blocks") or [], ensure_ascii=False))
+    return "\n".join(parts)

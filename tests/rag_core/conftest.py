@@ -1,0 +1,123 @@
+"""Shared fixtures for the rag_core tests: one ingested fixture corpus per session (real local
+embedder, real Qdrant Edge index) and a fresh, spied Engine per test.
+
+Owner: rag_core engine/access/citation tests. Other rag_core test modules may use these fixtures
+but should not redefine them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from rag_core.access import mint_token
+from rag_core.embeddings.local import LocalEmbedder
+from rag_core.engine import Engine
+from rag_core.generation.extractive import ExtractiveGenerator
+from rag_core.index.edge import EdgeIndex
+from rag_core.ingest.pipeline import Ingestor, IngestSummary
+from rag_core.settings import CoreSettings
+from tests.rag_core.corpus_factory import write_corpus
+from tests.rag_core.spies import SpyGenerator, SpyIndex
+
+SIGNING_KEY = "test-key"
+TODAY = date(2026, 11, 30)
+
+
+def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
+    """The brief's settings, with every environment-sensitive knob pinned so a developer's shell
+    (RERANKER, SIMILARITY_CUTOFF, LOG_QUERIES, ...) cannot change what the tests see."""
+    values: dict[str, object] = {
+        "BENEFITSBOT_DATA_DIR": str(data_dir),
+        "BENEFITSBOT_TODAY": TODAY.isoformat(),
+        "RBAC_SIGNING_KEY": SIGNING_KEY,
+        "QDRANT_URL": None,
+        "OPENAI_API_KEY": None,
+        "COHERE_API_KEY": None,
+        "SIMILARITY_CUTOFF": None,
+        "RERANKER": "auto",
+        "LOG_QUERIES": False,
+        "RETRIEVAL_CANDIDATES": 30,
+        "RETRIEVAL_TOP_K": 10,
+        "MAX_CONTEXT_CHUNKS": 4,
+        "MAX_CONTEXT_TOKENS": 1600,
+    }
+    values.update(overrides)
+    return CoreSettings(_env_file=None, **values)  # type: ignore[arg-type]
+
+
+def token(
+    groups: Sequence[str],
+    *,
+    state: str | None = None,
+    subject: str = "alice@fabrikam.example",
+    language: str | None = None,
+    ttl_s: int = 300,
+    key: str = SIGNING_KEY,
+    now: float | None = None,
+) -> str:
+    return mint_token(
+        key, subject=subject, acl_groups=list(groups), state=state, language=language, ttl_s=ttl_s, now=now
+    )
+
+
+@dataclass
+class FixtureCorpus:
+    root: Path
+    corpus_dir: Path
+    data_dir: Path
+    index: EdgeIndex
+    embedder: LocalEmbedder
+    settings: CoreSettings
+    summary: IngestSummary
+
+    def engine(
+        self, generator: object | None = None, **settings_overrides: object
+    ) -> tuple[Engine, SpyIndex]:
+        """A new Engine over the shared index, with a spy on the index (and any generator)."""
+        spy = SpyIndex(self.index)
+        settings = core_settings(self.data_dir, **settings_overrides) if settings_overrides else self.settings
+        gen = generator if generator is not None else SpyGenerator(ExtractiveGenerator())
+        return Engine(settings, spy, self.embedder, gen), spy  # type: ignore[arg-type]
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def fixture_corpus(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[FixtureCorpus]:
+    root = tmp_path_factory.mktemp("benefits")
+    corpus_dir = write_corpus(root / "corpus")
+    data_dir = root / "data"
+    embedder = LocalEmbedder.shared()
+    index = EdgeIndex(data_dir / "index")
+    summary = await Ingestor(index, embedder, progress=False).run(corpus_dir)
+    assert summary.failed == [], summary.render()
+    assert summary.ingested == summary.documents
+    yield FixtureCorpus(root, corpus_dir, data_dir, index, embedder, core_settings(data_dir), summary)
+    await index.close()
+
+
+@pytest.fixture
+def spied(fixture_corpus: FixtureCorpus) -> tuple[Engine, SpyIndex, SpyGenerator]:
+    """A fresh engine per test (its own spies), sharing the session's index and model."""
+    generator = SpyGenerator(ExtractiveGenerator())
+    engine, spy = fixture_corpus.engine(generator)
+    return engine, spy, generator
+
+
+@pytest.fixture
+def engine(spied: tuple[Engine, SpyIndex, SpyGenerator]) -> Engine:
+    return spied[0]
+
+
+@pytest.fixture
+def index_spy(spied: tuple[Engine, SpyIndex, SpyGenerator]) -> SpyIndex:
+    return spied[1]
+
+
+@pytest.fixture
+def generator_spy(spied: tuple[Engine, SpyIndex, SpyGenerator]) -> SpyGenerator:
+    return spied[2]

@@ -1,0 +1,725 @@
+"""The answer path end to end, over a real index and the real local model: access pre-filter,
+temporal and jurisdiction precedence, translations, ACL canaries, audience narrowing, amount
+conflicts, poisoned documents, the similarity gate, generator failures and the query log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import date
+
+import pytest
+
+from rag_core.citations import CITATION, sentences
+from rag_core.engine import AMOUNT_CONFLICT_NOTICE, Engine
+from rag_core.generation.extractive import ExtractiveGenerator
+from rag_core.ingest.extract import slugify
+from rag_core.observability import user_hash
+from rag_core.retrieval import HybridRetriever, to_candidate
+from rag_core.settings import DEFAULT_ABSTAIN_TEXTS
+from rag_core.tokens import count_tokens
+from rag_core.types import AbstainReason, Answer, Candidate
+from tests.rag_core.conftest import TODAY, FixtureCorpus, token
+from tests.rag_core.corpus_factory import (
+    CANARIES,
+    CANARY_DOCS,
+    CANARY_QUESTIONS,
+    CANARY_TITLES,
+    DOCS_BY_ID,
+    EVIL_HOST,
+    HOST,
+)
+from tests.rag_core.spies import FailingGenerator, ScriptedGenerator, SpyGenerator, SpyIndex
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
+
+DEDUCTIBLE_Q = "What is the medical plan deductible?"
+LEAVE_Q = "How many weeks of parental leave do I get?"
+OOP_Q = "What is the HMO out-of-pocket maximum?"
+VENDOR_Q = "Who is the new pharmacy benefit manager?"
+ABSENT_Q = "Does the company offer pet insurance for my dog?"
+_ENDS_WITH_CITATION = re.compile(r"(?:\s*\[\^[^\]\s]+\])+\s*[.!?]?$")
+
+
+# -- helpers -------------------------------------------------------------------------------------------
+
+
+def doc_of(chunk_id: str) -> str:
+    return chunk_id.rsplit("_p", 1)[0]
+
+
+def cited_docs(answer: Answer) -> set[str]:
+    return {c.document_id for c in answer.citations}
+
+
+def assert_grounded(answer: Answer, generator: SpyGenerator | None = None) -> None:
+    """An answer (not an abstention): every sentence cited, every citation real and in scope."""
+    assert not answer.abstained and answer.abstain_reason is None, answer
+    assert answer.citations, "an answer without citations"
+    parts = sentences(answer.answer)
+    assert parts
+    for sentence in parts:
+        assert _ENDS_WITH_CITATION.search(sentence), f"uncited sentence: {sentence!r}"
+    in_text = set(CITATION.findall(answer.answer))
+    assert in_text == {c.chunk_id for c in answer.citations}
+    for citation in answer.citations:
+        assert citation.chunk_id in answer.retrieved
+        assert citation.document_id == doc_of(citation.chunk_id)
+        doc = DOCS_BY_ID[citation.document_id]
+        assert citation.title == doc.title
+        assert citation.page == 1  # markdown: one page
+        assert citation.source_uri.startswith(doc.source_uri + "#")
+    if generator is not None:
+        context_ids = {c.chunk_id for call in generator.calls for c in call.context}
+        assert {c.chunk_id for c in answer.citations} <= context_ids
+
+
+def assert_clean_abstention(answer: Answer, reason: AbstainReason | None = None) -> None:
+    assert answer.abstained
+    if reason is not None:
+        assert answer.abstain_reason == reason, (answer.abstain_reason, answer.answer)
+    assert answer.abstain_reason is not None
+    assert answer.citations == []
+    assert answer.notices == []
+    assert answer.answer == DEFAULT_ABSTAIN_TEXTS[answer.abstain_reason.value]
+    assert "[^" not in answer.answer
+
+
+def leaked_strings(answer: Answer, spy: SpyIndex, generator: SpyGenerator | None, needle: str) -> list[str]:
+    """Every place ``needle`` shows up: the answer, its citations, the retrieved ids, anything the
+    index returned for this engine, anything that reached the generator."""
+    places = []
+    if needle in answer.answer:
+        places.append("answer text")
+    if needle in json.dumps([c.model_dump() for c in answer.citations]):
+        places.append("citations")
+    if any(needle in chunk_id for chunk_id in answer.retrieved):
+        places.append("retrieved ids")
+    if any(needle in content for content in spy.returned_contents()):
+        places.append("index results")
+    if generator is not None and any(needle in c.content for call in generator.calls for c in call.context):
+        places.append("generator context")
+    return places
+
+
+# -- the pre-filter ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("groups", "state", "as_of"),
+    [
+        (["employees"], None, None),
+        (["employees", "executives"], "CA", None),
+        (["contractors"], "NY", date(2026, 3, 1)),
+        (["employees", "hr-admins"], None, date(2025, 6, 1)),
+    ],
+)
+async def test_every_index_query_carries_the_tokens_access_filter(
+    fixture_corpus: FixtureCorpus, groups: list[str], state: str | None, as_of: date | None
+) -> None:
+    engine, spy = fixture_corpus.engine()
+    for question in (DEDUCTIBLE_Q, LEAVE_Q, CANARY_QUESTIONS["executives"]):
+        await engine.answer(question, token(groups, state=state), as_of=as_of)
+    assert len(spy.queries) == 3  # one filtered query per question, and no other read
+    assert spy.counts == []
+    jurisdictions = {"US-ALL", f"US-{state}"} if state else {"US-ALL"}
+    for query in spy.queries:
+        assert query.access.group_sets == (frozenset(groups),)
+        assert query.access.jurisdiction_sets == (frozenset(jurisdictions),)
+        assert query.access.as_of == (as_of or TODAY)
+        assert query.access.language is None  # no language claim: a preference, never a hard filter
+        for point in query.results:  # and the index honoured it
+            assert set(point.payload["acl_groups"]) & set(groups)
+            assert point.payload["jurisdiction"] in jurisdictions
+            assert point.payload["effective_date"][:10] <= (as_of or TODAY).isoformat()
+
+
+async def test_token_without_groups_abstains_no_access_without_touching_the_index(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(DEDUCTIBLE_Q, token([]))
+    assert_clean_abstention(answer, AbstainReason.NO_ACCESS)
+    assert spy.touched == 0
+    assert answer.retrieved == []
+    assert engine.generator.calls == []  # type: ignore[attr-defined]
+
+
+async def test_retriever_refuses_a_query_without_an_access_filter(fixture_corpus: FixtureCorpus) -> None:
+    spy = SpyIndex(fixture_corpus.index)
+    retriever = HybridRetriever(spy, fixture_corpus.embedder)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        await retriever.retrieve(DEDUCTIBLE_Q, None)  # type: ignore[arg-type]
+    assert spy.touched == 0
+
+
+# -- grounded answers and clean abstentions ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "groups", "state", "document_id", "heading", "fact"),
+    [
+        (DEDUCTIBLE_Q, ["employees"], None, "medical-plan-2026", "Deductible", "$1,250"),
+        (LEAVE_Q, ["employees"], "CA", "parental-leave-ca-2026", "Amount of Leave", "16 weeks"),
+        (
+            CANARY_QUESTIONS["employees"],
+            ["employees"],
+            None,
+            "bike-commuter-2026",
+            "Bicycle Reimbursement",
+            "$20",
+        ),
+        (
+            VENDOR_Q,
+            ["employees"],
+            None,
+            "vendor-notice-2026",
+            "What Is Changing",
+            "Northwind Pharmacy Services",
+        ),
+    ],
+)
+async def test_answers_are_cited_sentence_by_sentence_with_right_pages_and_titles(
+    fixture_corpus: FixtureCorpus,
+    question: str,
+    groups: list[str],
+    state: str | None,
+    document_id: str,
+    heading: str,
+    fact: str,
+) -> None:
+    generator = SpyGenerator(ExtractiveGenerator())
+    engine, _ = fixture_corpus.engine(generator)
+    answer = await engine.answer(question, token(groups, state=state))
+    assert_grounded(answer, generator)
+    assert fact in answer.answer
+    first = answer.citations[0]
+    assert first.document_id == document_id
+    assert first.title == DOCS_BY_ID[document_id].title
+    assert first.source_uri == f"{DOCS_BY_ID[document_id].source_uri}#{slugify(heading)}"
+    assert 0 < first.score <= 1
+    assert answer.index_version and answer.query_id
+    assert answer.model.endswith("+all-MiniLM-L6-v2")
+
+
+async def test_abstention_names_no_restricted_title_or_canary(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(CANARY_QUESTIONS["executives"], token(["employees"]))
+    assert_clean_abstention(answer)
+    for needle in (CANARIES["executives"], CANARY_TITLES["executives"], CANARY_DOCS["executives"], "$1,200"):
+        assert needle not in answer.answer
+        assert not any(needle in r for r in answer.retrieved)
+    assert CANARY_DOCS["executives"] not in spy.returned_document_ids()
+
+
+# -- time ----------------------------------------------------------------------------------------------
+
+
+async def test_current_deductible_is_the_2026_amount_and_never_the_superseded_one(
+    generator_spy: SpyGenerator, engine: Engine, index_spy: SpyIndex
+) -> None:
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    assert_grounded(answer, generator_spy)
+    assert "$1,250" in answer.answer
+    assert "$1,000" not in answer.answer
+    assert cited_docs(answer) == {"medical-plan-2026"}
+    # Superseded by the pre-filter, not by post-processing: the index never returned it.
+    assert "medical-plan-2025" in index_spy.queries[0].access.exclude_document_ids
+    assert "medical-plan-2025" not in index_spy.returned_document_ids()
+
+
+async def test_deductible_as_of_mid_2025_is_the_2025_amount(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]), as_of=date(2025, 6, 1))
+    assert_grounded(answer)
+    assert "$1,000" in answer.answer
+    assert "$1,250" not in answer.answer
+    assert cited_docs(answer) == {"medical-plan-2025"}
+    assert "medical-plan-2026" not in spy.returned_document_ids()  # not yet in effect
+
+
+async def test_future_401k_plan_is_not_used_before_it_takes_effect(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    question = "What is the 401(k) company match?"
+    before = await engine.answer(question, token(["employees"]))
+    assert_clean_abstention(before)
+    assert "6%" not in before.answer
+    assert "retirement-401k-2027" not in spy.returned_document_ids()
+
+    after = await engine.answer(question, token(["employees"]), as_of=date(2027, 1, 2))
+    assert_grounded(after)
+    assert "6%" in after.answer
+    assert "retirement-401k-2027" in cited_docs(after)
+
+
+# -- jurisdiction and language -------------------------------------------------------------------------
+
+
+async def test_california_variant_overrides_the_us_policy(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(LEAVE_Q, token(["employees"], state="CA"))
+    assert_grounded(answer)
+    assert "16 weeks" in answer.answer
+    assert "12 weeks" not in answer.answer
+    assert cited_docs(answer) == {"parental-leave-ca-2026"}
+    excluded = spy.queries[0].access.exclude_document_ids
+    assert {"parental-leave-us-2026", "parental-leave-us-2026-es"} <= excluded
+    assert not spy.returned_document_ids() & {"parental-leave-us-2026", "parental-leave-ny-2026"}
+
+
+async def test_user_without_a_state_gets_the_us_policy(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(LEAVE_Q, token(["employees"]))
+    assert_grounded(answer)
+    assert "12 weeks" in answer.answer
+    assert "16 weeks" not in answer.answer and "14 weeks" not in answer.answer
+    assert cited_docs(answer) == {"parental-leave-us-2026"}
+    assert not spy.returned_document_ids() & {"parental-leave-ca-2026", "parental-leave-ny-2026"}
+
+
+async def test_new_york_variant_without_declared_precedence_abstains_as_conflict(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    engine, _ = fixture_corpus.engine()
+    answer = await engine.answer(LEAVE_Q, token(["employees"], state="NY"))
+    assert_clean_abstention(answer, AbstainReason.CONFLICT)
+    assert "14 weeks" not in answer.answer and "12 weeks" not in answer.answer
+
+
+async def test_spanish_question_is_answered_from_the_spanish_translation(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer("¿Cuántas semanas de permiso parental tengo?", token(["employees"]))
+    assert_grounded(answer)
+    assert cited_docs(answer) == {"parental-leave-us-2026-es"}
+    assert "12 semanas" in answer.answer
+    assert "parental-leave-us-2026" in spy.queries[0].access.exclude_document_ids  # English version
+
+
+@pytest.mark.parametrize("state", [None, "CA"])
+async def test_english_question_never_cites_the_spanish_translation(
+    fixture_corpus: FixtureCorpus, state: str | None
+) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(LEAVE_Q, token(["employees"], state=state))
+    assert_grounded(answer)
+    assert "parental-leave-us-2026-es" not in cited_docs(answer)
+    assert "semanas" not in answer.answer
+    assert "parental-leave-us-2026-es" not in spy.returned_document_ids()
+
+
+async def test_language_claim_is_a_hard_filter(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(LEAVE_Q, token(["employees"], language="es"))
+    assert spy.queries[0].access.language == "es"
+    assert {p.payload["language"] for q in spy.queries for p in q.results} <= {"es"}
+    assert cited_docs(answer) <= {"parental-leave-us-2026-es"}
+
+
+# -- ACL canaries --------------------------------------------------------------------------------------
+
+IDENTITIES: dict[str, list[str]] = {
+    "employee": ["employees"],
+    "contractor": ["contractors"],
+    "executive": ["employees", "executives"],
+    "hr_admin": ["employees", "hr-admins"],
+    "unmapped": [],
+}
+
+
+@pytest.mark.parametrize("canary_group", sorted(CANARIES))
+@pytest.mark.parametrize("identity", sorted(IDENTITIES))
+async def test_canary_matrix(fixture_corpus: FixtureCorpus, identity: str, canary_group: str) -> None:
+    groups = IDENTITIES[identity]
+    generator = SpyGenerator(ExtractiveGenerator())
+    engine, spy = fixture_corpus.engine(generator)
+    answer = await engine.answer(
+        CANARY_QUESTIONS[canary_group], token(groups, subject=f"{identity}@fabrikam")
+    )
+    allowed = canary_group in groups
+    canary = CANARIES[canary_group]
+    if allowed:
+        # The positive control: the canary's document is found and quoted for those who may see it.
+        assert_grounded(answer, generator)
+        assert canary in answer.answer
+        assert CANARY_DOCS[canary_group] in cited_docs(answer)
+    else:
+        assert leaked_strings(answer, spy, generator, canary) == []
+        assert leaked_strings(answer, spy, generator, CANARY_DOCS[canary_group]) == []
+        assert CANARY_TITLES[canary_group] not in answer.answer
+        assert CANARY_DOCS[canary_group] not in spy.returned_document_ids()
+    # Whatever the question, nobody ever sees another group's canary.
+    for other_group, other in CANARIES.items():
+        if other_group not in groups:
+            assert leaked_strings(answer, spy, generator, other) == [], (identity, other_group)
+    if not groups:
+        assert_clean_abstention(answer, AbstainReason.NO_ACCESS)
+        assert spy.touched == 0
+
+
+async def test_revoking_a_group_removes_access_on_the_next_question(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    question = CANARY_QUESTIONS["executives"]
+    granted = await engine.answer(question, token(["employees", "executives"], subject="dana"))
+    assert CANARIES["executives"] in granted.answer
+    spy.queries.clear()
+    revoked = await engine.answer(question, token(["employees"], subject="dana"))
+    assert CANARIES["executives"] not in revoked.answer
+    assert revoked.citations == [] or CANARY_DOCS["executives"] not in cited_docs(revoked)
+    assert CANARY_DOCS["executives"] not in spy.returned_document_ids()
+    assert not any(CANARIES["executives"] in c for c in spy.returned_contents())
+
+
+# -- audience narrowing --------------------------------------------------------------------------------
+
+
+async def test_employee_audience_narrows_an_executives_answer(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(
+        CANARY_QUESTIONS["executives"],
+        token(["employees", "executives"]),
+        audience_tokens=[token(["employees"], subject="bob")],
+    )
+    assert leaked_strings(answer, spy, None, CANARIES["executives"]) == []
+    assert CANARY_DOCS["executives"] not in spy.returned_document_ids()
+    assert spy.queries[0].access.group_sets == (
+        frozenset({"employees", "executives"}),
+        frozenset({"employees"}),
+    )
+
+
+@pytest.mark.parametrize("canary_group", ["executives", "hr-admins"])
+async def test_audience_with_more_groups_never_widens(
+    fixture_corpus: FixtureCorpus, canary_group: str
+) -> None:
+    engine, spy = fixture_corpus.engine()
+    wide = token(["employees", "executives", "hr-admins", "contractors"], subject="ceo")
+    answer = await engine.answer(CANARY_QUESTIONS[canary_group], token(["employees"]), audience_tokens=[wide])
+    assert leaked_strings(answer, spy, None, CANARIES[canary_group]) == []
+    assert CANARY_DOCS[canary_group] not in spy.returned_document_ids()
+    for query in spy.queries:
+        assert frozenset({"employees"}) in query.access.group_sets
+
+
+async def test_audience_narrows_jurisdiction_too(fixture_corpus: FixtureCorpus) -> None:
+    """A Californian asking in a channel with a colleague with no state gets the policy both may see."""
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(
+        LEAVE_Q, token(["employees"], state="CA"), audience_tokens=[token(["employees"], subject="bob")]
+    )
+    assert "16 weeks" not in answer.answer
+    assert "parental-leave-ca-2026" not in spy.returned_document_ids()
+
+
+async def test_audience_member_without_groups_makes_the_answer_abstain(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(
+        DEDUCTIBLE_Q, token(["employees"]), audience_tokens=[token([], subject="guest")]
+    )
+    assert_clean_abstention(answer, AbstainReason.NO_ACCESS)
+    assert spy.touched == 0
+
+
+# -- amount conflicts ----------------------------------------------------------------------------------
+
+
+def _chunk_with(context: list[Candidate], needle: str) -> Candidate:
+    return next(c for c in context if needle in c.content)
+
+
+async def test_conflicting_amounts_abstain_or_show_each_value_with_its_own_citation(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    generator = SpyGenerator(ExtractiveGenerator())
+    engine, _ = fixture_corpus.engine(generator)
+    answer = await engine.answer(OOP_Q, token(["employees"]))
+    if answer.abstained:
+        assert_clean_abstention(answer, AbstainReason.CONFLICT)
+        return
+    assert_grounded(answer, generator)
+    assert answer.notices == [AMOUNT_CONFLICT_NOTICE]
+    context = generator.calls[0].context
+    for value in ("$6,000", "$6,350"):
+        holder = _chunk_with(context, value)
+        sentence = next(s for s in sentences(answer.answer) if value in s)
+        assert holder.chunk_id in CITATION.findall(sentence), (value, sentence)
+
+
+async def test_generator_picking_one_of_two_conflicting_amounts_abstains(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    def one_side(question: str, context: list[Candidate]) -> str:
+        return (
+            f"The HMO out-of-pocket maximum is $6,000 per person.[^{_chunk_with(context, '$6,000').chunk_id}]"
+        )
+
+    engine, _ = fixture_corpus.engine(ScriptedGenerator(one_side))
+    answer = await engine.answer(OOP_Q, token(["employees"]))
+    assert_clean_abstention(answer, AbstainReason.CONFLICT)
+
+
+async def test_conflicting_amount_under_the_wrong_citation_is_not_accepted(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    """Both amounts shown, but only the $6,000 chunk cited: the $6,350 has no source of its own."""
+
+    def both_under_one(question: str, context: list[Candidate]) -> str:
+        return (
+            f"The HMO out-of-pocket maximum is $6,000 or $6,350 per person."
+            f"[^{_chunk_with(context, '$6,000').chunk_id}]"
+        )
+
+    engine, _ = fixture_corpus.engine(ScriptedGenerator(both_under_one))
+    answer = await engine.answer(OOP_Q, token(["employees"]))
+    if not answer.abstained:
+        cited_content = {c.chunk_id for c in answer.citations}
+        generator = engine.generator
+        context = generator.calls[0].context  # type: ignore[attr-defined]
+        assert _chunk_with(context, "$6,350").chunk_id in cited_content
+    else:
+        assert answer.abstain_reason == AbstainReason.CONFLICT
+
+
+# -- poisoned documents --------------------------------------------------------------------------------
+
+
+async def test_poisoned_document_yields_the_fact_without_links_images_or_the_injection(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(VENDOR_Q, token(["employees"]))
+    assert_grounded(answer)
+    # The poison did reach the index results (so the test is meaningful) ...
+    assert any(EVIL_HOST in c for c in spy.returned_contents())
+    # ... but nothing of it reaches the employee.
+    assert EVIL_HOST not in answer.answer
+    assert "![" not in answer.answer and "](" not in answer.answer
+    assert not re.search(r"https?://", answer.answer)
+    assert "unlimited pto" not in answer.answer.lower()
+    assert "ignore previous instructions" not in answer.answer.lower()
+    assert "Northwind Pharmacy Services" in answer.answer
+    assert all(c.source_uri.startswith(f"https://{HOST}/") for c in answer.citations)
+
+
+async def test_generator_echoing_the_poison_links_is_sanitised(fixture_corpus: FixtureCorpus) -> None:
+    def echo(question: str, context: list[Candidate]) -> str:
+        chunk = _chunk_with(context, EVIL_HOST).chunk_id
+        return (
+            f"The new manager is Northwind Pharmacy Services ![x](https://{EVIL_HOST}/pixel.png).[^{chunk}] "
+            f"Activate at [the portal](https://{EVIL_HOST}/claim) or https://{EVIL_HOST}/claim.[^{chunk}] "
+            f"Details are at [the notice](https://{HOST}/policies/vendor-notice-2026.md).[^{chunk}]"
+        )
+
+    engine, _ = fixture_corpus.engine(ScriptedGenerator(echo))
+    answer = await engine.answer(VENDOR_Q, token(["employees"]))
+    assert not answer.abstained
+    assert EVIL_HOST not in answer.answer
+    assert "![" not in answer.answer
+    assert f"(https://{HOST}/policies/vendor-notice-2026.md)" in answer.answer  # own host survives
+
+
+# -- the similarity gate and the context budget --------------------------------------------------------
+
+
+async def test_absent_topic_abstains_low_similarity_before_generation(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    answer = await engine.answer(ABSENT_Q, token(["employees"]))
+    assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
+    assert engine.generator.calls == []  # type: ignore[attr-defined]
+    assert len(spy.queries) == 1  # it did look
+
+
+async def test_company_name_alone_does_not_make_an_absent_topic_answerable(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    """Every title says "Fabrikam"; that shared word must not turn "pet insurance" into a deductible quote."""
+    engine, _ = fixture_corpus.engine()
+    answer = await engine.answer("Does Fabrikam offer pet insurance?", token(["employees"]))
+    assert answer.abstained, answer.answer
+    assert "$1,250" not in answer.answer
+
+
+async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_match(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    engine, _ = fixture_corpus.engine()
+    answer = await engine.answer(
+        "How many weeks of parental leave do I get after my baby is born?", token(["employees"])
+    )
+    assert not answer.abstained, answer.abstain_reason
+    assert "12 weeks" in answer.answer
+
+
+QUESTIONS_FOR_GATE = [
+    DEDUCTIBLE_Q,
+    LEAVE_Q,
+    OOP_Q,
+    VENDOR_Q,
+    CANARY_QUESTIONS["employees"],
+    "What does a specialist office visit cost?",
+]
+
+
+async def test_no_chunk_under_the_cutoff_reaches_the_generator(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    generator: SpyGenerator = engine.generator  # type: ignore[assignment]
+    below_cutoff_seen = 0
+    for question in QUESTIONS_FOR_GATE:
+        generator.calls.clear()
+        spy.queries.clear()
+        await engine.answer(question, token(["employees"]))
+        assert len(generator.calls) == 1, question
+        call = generator.calls[0]
+        assert 1 <= len(call.context) <= 4
+        assert sum(count_tokens(c.content) for c in call.context) <= 1600
+        for chunk in call.context:
+            assert chunk.dense_score >= engine.cutoff, (question, chunk.chunk_id, chunk.dense_score)
+        # Recompute every returned point's cosine to the query the engine used: the gate had work.
+        vector = await engine.retriever.embed(call.question)
+        scores = {p.payload["chunk_id"]: to_candidate(p, vector).dense_score for p in spy.queries[0].results}
+        below = {cid for cid, s in scores.items() if s < engine.cutoff}
+        below_cutoff_seen += len(below)
+        assert not below & {c.chunk_id for c in call.context}
+    assert below_cutoff_seen > 0
+
+
+async def test_context_budget_is_configurable_and_respected(fixture_corpus: FixtureCorpus) -> None:
+    generator = SpyGenerator(ExtractiveGenerator())
+    engine, _ = fixture_corpus.engine(generator, MAX_CONTEXT_CHUNKS=1, MAX_CONTEXT_TOKENS=80)
+    for question in QUESTIONS_FOR_GATE:
+        await engine.answer(question, token(["employees"]))
+    assert generator.calls
+    for call in generator.calls:
+        assert len(call.context) <= 1
+        assert sum(count_tokens(c.content) for c in call.context) <= 80
+
+
+async def test_a_strict_cutoff_abstains_everything(fixture_corpus: FixtureCorpus) -> None:
+    engine, _ = fixture_corpus.engine(None, SIMILARITY_CUTOFF=0.99)
+    assert engine.cutoff == 0.99
+    for question in QUESTIONS_FOR_GATE[:3]:
+        answer = await engine.answer(question, token(["employees"]))
+        assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
+    assert engine.generator.calls == []  # type: ignore[attr-defined]
+
+
+# -- generator failures and what the validator does with bad output ------------------------------------
+
+
+async def test_generation_failure_abstains_without_raising(fixture_corpus: FixtureCorpus) -> None:
+    failing = FailingGenerator()
+    engine, _ = fixture_corpus.engine(failing)
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    assert failing.calls == 1
+    assert_clean_abstention(answer, AbstainReason.GENERATION_ERROR)
+    assert "generate" in answer.latency_ms
+
+
+async def test_citation_of_an_unknown_chunk_rejects_the_whole_answer(fixture_corpus: FixtureCorpus) -> None:
+    def invent(question: str, context: list[Candidate]) -> str:
+        real = context[0].chunk_id
+        return (
+            f"The deductible is $1,250.[^{real}] Executives get a car allowance."
+            f"[^{CANARY_DOCS['executives']}_p1_c00]"
+        )
+
+    engine, _ = fixture_corpus.engine(ScriptedGenerator(invent))
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    assert_clean_abstention(answer, AbstainReason.INVALID_CITATION)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The deductible is $1,250 per person. You should be fine.",
+        "INSUFFICIENT_CONTEXT",
+        "",
+    ],
+)
+async def test_output_without_supported_claims_abstains(fixture_corpus: FixtureCorpus, text: str) -> None:
+    engine, _ = fixture_corpus.engine(ScriptedGenerator(lambda q, c: text))
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    assert_clean_abstention(answer, AbstainReason.NO_SUPPORTED_CLAIMS)
+
+
+async def test_mixed_output_keeps_only_cited_sentences(fixture_corpus: FixtureCorpus) -> None:
+    def mixed(question: str, context: list[Candidate]) -> str:
+        chunk = _chunk_with(context, "$1,250").chunk_id
+        return (
+            f"Pet insurance is included for everyone. The annual deductible is $1,250 per person.[^{chunk}] "
+            f"I think it will go down next year."
+        )
+
+    engine, _ = fixture_corpus.engine(ScriptedGenerator(mixed))
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    assert not answer.abstained
+    chunk = answer.citations[0].chunk_id
+    assert answer.answer == f"The annual deductible is $1,250 per person.[^{chunk}]"
+    assert [c.chunk_id for c in answer.citations] == [chunk]
+
+
+# -- follow-ups -----------------------------------------------------------------------------------------
+
+
+async def test_follow_up_uses_the_thread_history(fixture_corpus: FixtureCorpus) -> None:
+    engine, spy = fixture_corpus.engine()
+    generator: SpyGenerator = engine.generator  # type: ignore[assignment]
+    history = ["What is the medical deductible?"]
+    answer = await engine.answer("what about dental?", token(["employees"]), history=history)
+    assert len(spy.queries) == 1 and spy.queries[0].results
+    assert answer.retrieved
+    assert {doc_of(c) for c in answer.retrieved} & {"dental-plan-2026", "medical-plan-2026"}
+    if generator.calls:
+        assert generator.calls[0].history == history
+    if not answer.abstained:
+        assert_grounded(answer)
+
+
+# -- the query log ---------------------------------------------------------------------------------------
+
+
+def _query_records(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
+    return [json.loads(r.getMessage()) for r in caplog.records if r.name == "benefitsbot.query"]
+
+
+async def test_one_structured_log_record_per_question_without_the_question_text(
+    fixture_corpus: FixtureCorpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine, _ = fixture_corpus.engine()
+    subject = "alice.smith@fabrikam.example"
+    caplog.set_level(logging.INFO, logger="benefitsbot.query")
+    answered = await engine.answer(DEDUCTIBLE_Q, token(["employees", "executives"], subject=subject))
+    abstained = await engine.answer(ABSENT_Q, token(["employees"], subject=subject))
+    no_access = await engine.answer(LEAVE_Q, token([], subject=subject))
+    records = _query_records(caplog)
+    assert len(records) == 3
+    for record, answer in zip(records, (answered, abstained, no_access), strict=True):
+        assert record["query_id"] == answer.query_id
+        assert record["user"] == user_hash(subject)
+        assert record["retrieved"] == answer.retrieved
+        assert record["abstained"] is answer.abstained
+        assert record["reason"] == (answer.abstain_reason.value if answer.abstain_reason else None)
+        assert record["latency_ms"] == answer.latency_ms and "total" in answer.latency_ms  # type: ignore[operator]
+        assert "question" not in record
+    assert records[0]["groups"] == ["employees", "executives"]
+    assert records[2]["groups"] == []
+    everything = "\n".join(r.getMessage() for r in caplog.records)
+    assert subject not in everything and "alice" not in everything
+    for question in (DEDUCTIBLE_Q, ABSENT_Q, LEAVE_Q):
+        assert question not in everything
+    assert "pet insurance" not in everything.lower()
+
+
+async def test_question_text_is_logged_only_when_log_queries_is_on(
+    fixture_corpus: FixtureCorpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine, _ = fixture_corpus.engine(None, LOG_QUERIES=True)
+    caplog.set_level(logging.INFO, logger="benefitsbot.query")
+    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"], subject="alice.smith@fabrikam.example"))
+    records = _query_records(caplog)
+    assert len(records) == 1
+    assert records[0]["question"] == DEDUCTIBLE_Q
+    assert records[0]["query_id"] == answer.query_id
+    assert "alice.smith" not in caplog.text
