@@ -35,6 +35,7 @@ async def main() -> None:
         again = await Ingestor(index, embedder, progress=False).run(args.folder)
         await index.close()
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    worker_peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the PDF-parsing worker
     print(
         json.dumps(
             {
@@ -53,6 +54,7 @@ async def main() -> None:
                 "reingest_share_of_first": round(again.seconds / first.seconds, 4),
                 "reingest_skipped": again.skipped,
                 "peak_rss_mib": round(peak_mib, 1),
+        "extraction_worker_peak_rss_mib": round(worker_peak_mib, 1),
             },
             indent=2,
         )

@@ -37,12 +37,23 @@ class LexicalDenseReranker:
     def __init__(self, weight: float = 0.5, rrf_weight: float = 0.0) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
+        # A chunk's terms never change for a given revision: tokenise each chunk once, not per question.
+        self._terms: dict[tuple[str, int], frozenset[str]] = {}
+
+    def _bag(self, candidate: Candidate) -> frozenset[str]:
+        key = (candidate.chunk_id, hash(candidate.content))
+        bag = self._terms.get(key)
+        if bag is None:
+            if len(self._terms) > 50_000:
+                self._terms.clear()
+            bag = self._terms[key] = frozenset(terms(candidate.content))
+        return bag
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         query = set(terms(question))
         if not query or not candidates:
             return list(candidates)
-        bags = [set(terms(c.content)) for c in candidates]
+        bags = [self._bag(c) for c in candidates]
         n = len(bags)
         idf = {t: math.log(1 + n / (1 + sum(t in bag for bag in bags))) for t in query}
         total = sum(idf.values()) or 1.0

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export BENEFITSBOT_DATA_DIR="${BENEFITSBOT_DATA_DIR:-.data}"
+# The sample corpus is the fictional Fabrikam Corp; its HR contact page:
+export HR_CONTACT_URL="${HR_CONTACT_URL:-https://hr.fabrikam.example/contact}"
 echo "==> ingesting corpus/ into $BENEFITSBOT_DATA_DIR"
 .venv/bin/benefitsbot ingest corpus
 echo

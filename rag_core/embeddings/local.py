@@ -10,12 +10,22 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+@dataclass
+class _QueryBatch:
+    """Questions waiting for the model on one event loop."""
+
+    pending: list[tuple[str, asyncio.Future[list[float]]]] = field(default_factory=list)
+    running: bool = False
 
 
 class LocalEmbedder:
@@ -39,6 +49,8 @@ class LocalEmbedder:
         self.window_overlap = window_overlap
         # torch releases the GIL, but one model instance is not re-entrant across threads.
         self._lock = threading.Lock()
+        self._batches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _QueryBatch] = (
+            weakref.WeakKeyDictionary())
 
     @classmethod
     def shared(cls) -> LocalEmbedder:
@@ -87,4 +99,30 @@ class LocalEmbedder:
         return await asyncio.to_thread(self.embed_documents_sync, list(texts))
 
     async def embed_query(self, text: str) -> list[float]:
-        return await asyncio.to_thread(self.embed_query_sync, text)
+        """Questions that arrive while the model is busy are embedded together in one batch:
+        under load one forward pass serves many questions instead of queueing them one by one."""
+        loop = asyncio.get_running_loop()
+        batch = self._batches.setdefault(loop, _QueryBatch())
+        future: asyncio.Future[list[float]] = loop.create_future()
+        batch.pending.append((text, future))
+        if not batch.running:
+            batch.running = True
+            loop.create_task(self._drain(batch))
+        return await future
+
+    async def _drain(self, batch: _QueryBatch) -> None:
+        try:
+            while batch.pending:
+                taken, batch.pending = batch.pending[:64], batch.pending[64:]
+                try:
+                    vectors = await asyncio.to_thread(self.embed_documents_sync, [text for text, _ in taken])
+                except Exception as exc:  # every waiting question gets the failure, none hangs
+                    for _, future in taken:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, future), vector in zip(taken, vectors, strict=True):
+                    if not future.done():
+                        future.set_result(vector)
+        finally:
+            batch.running = False

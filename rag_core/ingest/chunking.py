@@ -56,11 +56,13 @@ def chunk_blocks(
         # Room for the longest header of the group, whichever heading a chunk starts under.
         budget = max_tokens - max(count(header_for(b.heading)) for b in group)
 
-        def emit() -> None:
+        # emit() runs only inside this iteration, so reading the loop's page/anchor/heading is safe.
+        def emit() -> None:  # noqa: B023
             nonlocal ordinal, body, body_tokens
-            text = header_for(chunk_heading) + "\n".join(body)
-            chunks.append(Chunk(chunk_id=chunk_id_for(meta.document_id, page, ordinal), document_id=meta.document_id,
-                                page_number=page, content=text, token_count=count(text), anchor=anchor))
+            text = header_for(chunk_heading) + "\n".join(body)  # noqa: B023
+            chunks.append(Chunk(chunk_id=chunk_id_for(meta.document_id, page, ordinal),  # noqa: B023
+                                document_id=meta.document_id, page_number=page,  # noqa: B023
+                                content=text, token_count=count(text), anchor=anchor))  # noqa: B023
             ordinal += 1
             seed = _tail("\n".join(body), overlap)
             body = [seed] if seed else []

@@ -77,6 +77,7 @@ def extract_pdf(path: Path) -> Extracted:
             heading = ""
             for number, page in enumerate(pdf.pages, start=1):
                 heading = _extract_page(page, number, heading, result)
+                page.close()  # drop the page's parsed layout: memory stays flat on long documents
     except (PDFSyntaxError, PdfminerException, ValueError, KeyError, TypeError) as exc:
         raise ExtractionError(f"{path.name}: not a readable PDF ({type(exc).__name__}: {exc})") from exc
     except Exception as exc:  # pdfminer raises many ad-hoc types on corrupt input

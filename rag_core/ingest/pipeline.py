@@ -7,8 +7,12 @@ metadata) is reported and its previous chunks keep serving.
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
 import time
 import uuid
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ from rag_core.embeddings import EmbeddingProvider
 from rag_core.errors import BenefitsBotError
 from rag_core.index.base import IndexPoint, VectorIndex, as_datetime
 from rag_core.ingest.chunking import chunk_document
-from rag_core.ingest.extract import extract
+from rag_core.ingest.extract import Extracted, extract
 from rag_core.ingest.manifest import DocumentRecord, Manifest, file_sha256, meta_hash
 from rag_core.sparse import bm25_document
 from rag_core.spelling import vocabulary_of
@@ -119,36 +123,69 @@ class Ingestor:
         if removed:
             await self.index.write_meta(manifest.to_json())
 
-        bar = tqdm(catalog.documents, desc="ingest", unit="doc", disable=not self.progress, leave=False)
-        for meta in bar:
-            bar.set_postfix_str(meta.document_id[:40])
-            source = catalog.path_of(meta)
+        revisions: dict[str, str | OSError] = {}
+        for meta in catalog.documents:
             try:
-                revision = file_sha256(source)
-                previous = manifest.documents.get(meta.document_id)
-                if (previous and previous.sha256 == revision and previous.meta_hash == meta_hash(meta)
-                        and previous.vocabulary):
-                    summary.skipped += 1
-                    summary.pages += previous.pages
-                    summary.chunks += len(previous.chunk_ids)
-                    if previous.pages_without_text:
-                        summary.pages_without_text[meta.document_id] = previous.pages_without_text
-                    continue
-                record = await self._ingest_document(meta, source, revision, str(root), previous)
-            except (BenefitsBotError, OSError) as exc:
-                summary.failed.append({"file": meta.file, "error": str(exc)})
-                continue
-            manifest.documents[meta.document_id] = record
-            await self.index.write_meta(manifest.to_json())  # after each document: a crash loses nothing
-            summary.ingested += 1
-            summary.pages += record.pages
-            summary.chunks += len(record.chunk_ids)
-            if record.pages_without_text:
-                summary.pages_without_text[meta.document_id] = record.pages_without_text
-        bar.close()
+                revisions[meta.document_id] = file_sha256(catalog.path_of(meta))
+            except OSError as exc:
+                revisions[meta.document_id] = exc
+        changed = [m for m in catalog.documents
+                   if not self._unchanged(manifest.documents.get(m.document_id), m, revisions[m.document_id])]
+
+        # PDF parsing (pure Python, CPU-bound) runs in a worker process, ahead of the embedding of
+        # the previous document in this one: on two cores the two overlap instead of adding up.
+        pool = (ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                if changed else None)
+        pending = {m.document_id: pool.submit(extract, catalog.path_of(m)) for m in changed
+                   if pool and not isinstance(revisions[m.document_id], OSError)}
+        try:
+            bar = tqdm(catalog.documents, desc="ingest", unit="doc", disable=not self.progress, leave=False)
+            for meta in bar:
+                bar.set_postfix_str(meta.document_id[:40])
+                await self._ingest_one(meta, catalog.path_of(meta), revisions[meta.document_id], manifest,
+                                       pending.get(meta.document_id), root, summary)
+            bar.close()
+        finally:
+            if pool:
+                pool.shutdown(wait=False, cancel_futures=True)
         summary.index_version = manifest.index_version
         summary.seconds = time.perf_counter() - started
         return summary
+
+    @staticmethod
+    def _unchanged(record: DocumentRecord | None, meta: DocumentMeta, revision: str | OSError) -> bool:
+        return (record is not None and not isinstance(revision, OSError) and record.sha256 == revision
+                and record.meta_hash == meta_hash(meta) and bool(record.vocabulary))
+
+    async def _ingest_one(self, meta: DocumentMeta, source: Path, revision: str | OSError, manifest: Manifest,
+                          extraction: Future[Extracted] | None, root: Path, summary: IngestSummary) -> None:
+        previous = manifest.documents.get(meta.document_id)
+        if isinstance(revision, OSError):
+            summary.failed.append({"file": meta.file, "error": f"cannot read: {revision}"})
+            return
+        if previous is not None and self._unchanged(previous, meta, revision):
+            summary.skipped += 1
+            summary.pages += previous.pages
+            summary.chunks += len(previous.chunk_ids)
+            if previous.pages_without_text:
+                summary.pages_without_text[meta.document_id] = previous.pages_without_text
+            return
+        try:
+            try:
+                extracted = await asyncio.wrap_future(extraction) if extraction else extract(source)
+            except BrokenProcessPool:  # the worker died (e.g. out of memory): parse here instead
+                extracted = extract(source)
+            record = await self._ingest_document(meta, extracted, revision, str(root), previous)
+        except (BenefitsBotError, OSError) as exc:
+            summary.failed.append({"file": meta.file, "error": str(exc)})
+            return
+        manifest.documents[meta.document_id] = record
+        await self.index.write_meta(manifest.to_json())  # after each document: a crash loses nothing
+        summary.ingested += 1
+        summary.pages += record.pages
+        summary.chunks += len(record.chunk_ids)
+        if record.pages_without_text:
+            summary.pages_without_text[meta.document_id] = record.pages_without_text
 
     @staticmethod
     def _removed(manifest: Manifest, documents: list[DocumentMeta], root: Path) -> list[str]:
@@ -163,9 +200,8 @@ class Ingestor:
                 gone.append(document_id)
         return gone
 
-    async def _ingest_document(self, meta: DocumentMeta, source: Path, revision: str, root: str,
+    async def _ingest_document(self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str,
                                previous: DocumentRecord | None) -> DocumentRecord:
-        extracted = extract(source)
         chunks = chunk_document(meta, extracted, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
         vectors = await self.embedder.embed_documents([c.content for c in chunks])
         points = [
@@ -178,6 +214,7 @@ class Ingestor:
         if previous:
             stale = sorted(set(previous.chunk_ids) - set(new_ids))
             await self.index.delete([point_id_for(c) for c in stale])
-        return DocumentRecord(meta=meta, root=root, sha256=revision, meta_hash=meta_hash(meta), chunk_ids=new_ids,
+        return DocumentRecord(meta=meta, root=root, sha256=revision, meta_hash=meta_hash(meta),
+                              chunk_ids=new_ids,
                               pages=extracted.pages, pages_without_text=extracted.pages_without_text,
                               vocabulary=vocabulary_of(c.content for c in chunks))
