@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 import uuid
@@ -16,13 +17,13 @@ from rag_core.citations import CITATION, sentences, validate
 from rag_core.conflicts import AmountConflict, find_amount_conflicts
 from rag_core.context import select_context
 from rag_core.embeddings import EmbeddingProvider, build_embedder
-from rag_core.errors import GenerationFailed, IndexUnavailable
+from rag_core.errors import BenefitsBotError, GenerationFailed, IndexUnavailable
 from rag_core.generation import Generator, build_generator
 from rag_core.index import AccessFilter, VectorIndex, open_index
 from rag_core.ingest.manifest import Manifest
 from rag_core.ingest.pipeline import load_manifest
 from rag_core.language import detect_language
-from rag_core.observability import log_question, user_hash
+from rag_core.observability import log_question, query_log, user_hash
 from rag_core.registry import Registry, visible
 from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.retrieval import HybridRetriever
@@ -153,7 +154,22 @@ class Engine:
     # -- the answer path ---------------------------------------------------------------------
     async def answer(self, question: str, token: str, *, as_of: date | None = None,
                      audience_tokens: Sequence[str] = (), history: Sequence[str] = ()) -> Answer:
+        key = self.settings.rbac_signing_key.get_secret_value()
+        for presented in (token, *audience_tokens):
+            verify_token(key, presented)  # AccessDenied before anything touches the index
         trace = Trace()
+        try:
+            return await self._answer(trace, question, token, as_of=as_of, audience_tokens=audience_tokens,
+                                      history=history)
+        except BenefitsBotError as exc:
+            # The edge shows this reference in its apology; the log line below carries the same one.
+            exc.query_id = trace.query_id  # type: ignore[attr-defined]
+            query_log.error(json.dumps({"query_id": trace.query_id, "error": type(exc).__name__,
+                                        "detail": str(exc), "latency_ms": trace.timings}))
+            raise
+
+    async def _answer(self, trace: Trace, question: str, token: str, *, as_of: date | None,
+                      audience_tokens: Sequence[str], history: Sequence[str]) -> Answer:
         started = time.perf_counter()
         stage = time.perf_counter()
         manifest = await self.manifest()

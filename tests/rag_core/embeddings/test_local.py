@@ -102,3 +102,47 @@ def test_last_sentence_of_a_long_chunk_counts(offline_embedder: tuple[LocalEmbed
     # And the changed sentence pulls the vector towards its own topic.
     topic = np.asarray(embedder.embed_query_sync("orthodontic treatment dental plan exclusions"))
     assert float(a @ topic) > float(b @ topic)
+
+
+# -- micro-batching of concurrent questions ------------------------------------------------------------------
+
+
+@pytest.mark.integration
+async def test_concurrent_questions_share_a_batch_and_get_their_own_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    import numpy as np
+
+    from rag_core.embeddings.local import LocalEmbedder
+
+    embedder = LocalEmbedder.shared()
+    questions = [f"How many weeks of leave do I get in state number {i}?" for i in range(12)]
+    alone = [embedder.embed_query_sync(q) for q in questions]
+    batch_sizes: list[int] = []
+    real = embedder.embed_documents_sync
+
+    def recording(texts: list[str]) -> list[list[float]]:
+        batch_sizes.append(len(texts))
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed_documents_sync", recording)
+    together = await asyncio.gather(*(embedder.embed_query(q) for q in questions))
+    assert sum(batch_sizes) == len(questions) and max(batch_sizes) > 1  # fewer forward passes than questions
+    for mine, reference in zip(together, alone, strict=True):
+        assert np.allclose(mine, reference, atol=1e-5)  # each question gets its own vector back
+
+
+@pytest.mark.integration
+async def test_a_failing_batch_fails_every_waiting_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from rag_core.embeddings.local import LocalEmbedder
+
+    embedder = LocalEmbedder.shared()
+
+    def broken(texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("model crashed")
+
+    monkeypatch.setattr(embedder, "embed_documents_sync", broken)
+    results = await asyncio.gather(*(embedder.embed_query(f"q{i}") for i in range(5)), return_exceptions=True)
+    assert all(isinstance(r, RuntimeError) for r in results)
