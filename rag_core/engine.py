@@ -63,7 +63,7 @@ def build_reranker(settings: CoreSettings) -> Reranker:
         return CohereReranker(settings.cohere_api_key.get_secret_value())
     if choice == "none":
         return FusedOrder()
-    # Measured on the Contoso set: MRR 0.65 -> 0.70, hit@5 0.80 -> 0.86 over the fused order.
+    # Measured over the fused order (README "Rerank"): MRR 0.638 -> 0.681 on Contoso, 0.945 -> 0.948 on corpus/.
     return LexicalDenseReranker()
 
 

@@ -34,7 +34,7 @@ class LexicalDenseReranker:
 
     name = "lexical"
 
-    def __init__(self, weight: float = 0.5, rrf_weight: float = 0.0) -> None:
+    def __init__(self, weight: float = 0.5, rrf_weight: float = 0.05) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
         # A chunk's terms never change for a given revision: tokenise each chunk once, not per question.

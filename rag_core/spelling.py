@@ -65,9 +65,17 @@ class QueryCorrector:
         the question is about something the documents do not cover."""
         if self._stems is None:
             self._stems = {stem(w) for w in self.vocabulary}
-        stems = self._stems
-        return [t for t in topic_terms(question)
-                if t not in stems and not ("-" in t and all(stem(p) in stems or len(p) < 3 for p in t.split("-")))]
+        return [t for t in topic_terms(question) if t not in self._stems and not self._known_compound(t)]
+
+    def _known_compound(self, term: str) -> bool:
+        """"auto-enrollment" is covered by "automatic enrollment": every part is a known word or
+        the start (4+ letters) of one."""
+        assert self._stems is not None
+        if "-" not in term:
+            return False
+        return all(len(part) < 3 or stem(part) in self._stems
+                   or (len(part) >= 4 and any(word.startswith(part) for word in self.vocabulary))
+                   for part in term.split("-"))
 
     def correct(self, text: str) -> str:
         return _WORD.sub(lambda m: self.correct_word(m.group(0)), text)

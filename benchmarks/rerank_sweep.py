@@ -1,0 +1,59 @@
+"""Rerank sweep (a benchmark, not a test): hit@5 and MRR of Qdrant's fused RRF order against the
+lexical-dense blend at several weights, on one gold set and an already-ingested data dir.
+
+    .venv/bin/python benchmarks/rerank_sweep.py corpus/gold.jsonl /tmp/bb
+    .venv/bin/python benchmarks/rerank_sweep.py ../shared/benchmarks/contoso/ground_truth.jsonl /tmp/contoso
+
+Candidates are retrieved once per question (the same access filter, spelling correction and
+candidate count as the answer path); only the ordering differs between rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from rag_core.engine import Engine
+from rag_core.eval.gold import chunk_location, load_gold, matches
+from rag_core.eval.harness import token_for
+from rag_core.rerank import FusedOrder, LexicalDenseReranker, Reranker
+from rag_core.settings import CoreSettings
+from rag_core.spelling import normalise_query
+from rag_core.types import Candidate
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("gold", type=Path)
+    parser.add_argument("data_dir", type=Path)
+    args = parser.parse_args()
+    settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(args.data_dir))
+    engine = Engine.from_settings(settings)
+    manifest = await engine.manifest()
+    files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
+    rows = [r for r in load_gold(args.gold) if r.expect == "answer" and r.sources]
+    retrieved: list[tuple[list[str], str, list[Candidate]]] = []
+    for row in rows:
+        scope = engine.scope_for(row.question, token_for(settings, row), as_of=row.as_of)
+        query = engine.corrector_for(scope.access).correct(normalise_query(row.question))
+        retrieved.append((row.sources, query, await engine.retriever.retrieve(query, scope.access)))
+
+    rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]
+    rerankers += [(f"lexical w={w} rrf={r}", LexicalDenseReranker(w, r))
+                  for w in (0.2, 0.35, 0.5, 0.8) for r in (0.0, 0.05, 0.1)]
+    for name, reranker in rerankers:
+        hits = 0
+        reciprocal = 0.0
+        for sources, query, candidates in retrieved:
+            ranked = await reranker.rerank(query, candidates)
+            rank = next((i for i, c in enumerate(ranked[:10], start=1)
+                         if matches(chunk_location(c.chunk_id, files), sources)), None)
+            hits += bool(rank and rank <= 5)
+            reciprocal += 1 / rank if rank else 0.0
+        print(f"{name:24} hit@5 {hits / len(retrieved):.3f}   MRR {reciprocal / len(retrieved):.4f}")
+    await engine.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
