@@ -19,7 +19,9 @@ from rag_core.types import AbstainReason
 CITATION = re.compile(r"\[\^([^\]\s]+)\]")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)[^)]*\)")
-_BARE_URL = re.compile(r"(?<!\w)(?:https?://|www\.)[^\s<>)\]]+", re.IGNORECASE)
+# A URL ends before a citation marker or closing punctuation: "see https://x.example/a.[^c1]"
+# keeps its citation and full stop.
+_BARE_URL = re.compile(r"(?<!\w)(?:https?://|www\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]", re.IGNORECASE)
 # A sentence ends at its citations, or at . ! ? followed by what starts a sentence (the rule of
 # text.split_sentences), so "6 a.m. to 9 p.m." or "U.S. employees" is not cut in two.
 _SENTENCE = re.compile(r".+?(?:(?:\s*\[\^[^\]\s]+\])+[.!?]?|[.!?](?=\s+[A-Z0-9\"“(¿¡$]|\s*$)|$)(?=\s|$)",

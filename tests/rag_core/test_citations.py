@@ -218,3 +218,12 @@ def test_citation_after_the_period_and_a_space_is_accepted() -> None:
 def test_abbreviations_do_not_truncate_a_cited_sentence(text: str) -> None:
     kept, _ = ok(text)
     assert kept == text
+
+
+@pytest.mark.unit
+def test_a_bare_url_right_before_a_citation_is_removed_and_the_citation_kept() -> None:
+    text = "Claims go to https://evil.example.net/x.[^medical-plan-2026_p1_c00]"
+    result = validate(text, ["medical-plan-2026_p1_c00"], ["https://hr.fabrikam.example/policies/medical.pdf"])
+    assert result.rejected is None
+    assert "evil.example.net" not in result.text
+    assert result.cited == ["medical-plan-2026_p1_c00"]
