@@ -45,7 +45,7 @@ class LocalEmbedder:
         self._model: Any = SentenceTransformer(str(get_model_path()), device="cpu", local_files_only=True)
         self._tokenizer: Any = self._model.tokenizer
         # Room for [CLS] and [SEP] inside the model's window.
-        self.window_pieces: int = int(self._model.max_seq_length) - 2
+        self.window_pieces: int = int(self._model.max_seq_length or 256) - 2
         self.window_overlap = window_overlap
         # torch releases the GIL, but one model instance is not re-entrant across threads.
         self._lock = threading.Lock()

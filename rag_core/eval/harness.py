@@ -105,7 +105,8 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         kept = sum(s >= cutoff for s in answerable) / len(answerable) if answerable else None
         abstained = sum(s < cutoff for s in unanswerable) / len(unanswerable) if unanswerable else None
         curve.append({"cutoff": cutoff, "answerable_kept": kept, "unanswerable_abstained": abstained})
-    def objective(point: dict[str, Any]) -> tuple[float, float]:
+
+    def objective(point: dict[str, Any]) -> tuple[float, ...]:
         kept = point["answerable_kept"] or 0.0
         abstained = point["unanswerable_abstained"] or 0.0
         # Losing answerable questions below 95% is worse than an extra low-similarity answer,
@@ -119,10 +120,12 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(7, 4.2))
-        ax.plot(grid, [p["answerable_kept"] for p in curve], label="answerable questions kept")
+        ax.plot(grid, [float(p["answerable_kept"] or 0.0) for p in curve], label="answerable questions kept")
         if unanswerable:
-            ax.plot(grid, [p["unanswerable_abstained"] for p in curve], label="unanswerable questions abstained")
-        ax.axvline(chosen["cutoff"], color="grey", linestyle="--", label=f"chosen cutoff {chosen['cutoff']:.2f}")
+            ax.plot(grid, [float(p["unanswerable_abstained"] or 0.0) for p in curve],
+                    label="unanswerable questions abstained")
+        cutoff = float(chosen["cutoff"] or 0.0)
+        ax.axvline(cutoff, color="grey", linestyle="--", label=f"chosen cutoff {cutoff:.2f}")
         ax.set_xlabel(f"similarity cutoff (cosine, {model})")
         ax.set_ylabel("share of questions")
         ax.set_ylim(-0.02, 1.02)

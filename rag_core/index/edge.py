@@ -40,6 +40,13 @@ def edge_filter(access: AccessFilter) -> qe.Filter:
     return qe.Filter(must=must, must_not=must_not or None)
 
 
+def _dense_of(vector: Any) -> list[float]:
+    """The named dense vector of a result (we always ask for it by name)."""
+    if isinstance(vector, dict):
+        return [float(x) for x in vector.get(DENSE, [])]
+    return []
+
+
 class EdgeIndex:
     backend = "edge"
 
@@ -126,14 +133,13 @@ class EdgeIndex:
                             query=qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE),
                             filter=flt),
             ],
-            query=qe.Fusion.Rrf(k=RRF_K),
+            query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # the stub omits Fusion's inner classes
             filter=flt,
             with_payload=True,
             with_vector=[DENSE],
         )
         results = shard.query(request)
-        hits = [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}),
-                            list((r.vector or {}).get(DENSE, []))) for r in results]
+        hits = [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}), _dense_of(r.vector)) for r in results]
         return deterministic_top(hits, limit)
 
     async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,

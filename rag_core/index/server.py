@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import UTC, datetime, time
 from typing import Any
 
 from pydantic import SecretStr
@@ -23,7 +24,6 @@ from rag_core.index.base import (
     AccessFilter,
     IndexPoint,
     ScoredPoint,
-    as_datetime,
     deterministic_top,
 )
 from rag_core.sparse import SparseVector
@@ -36,8 +36,8 @@ def server_filter(access: AccessFilter) -> models.Filter:
                        for g in access.group_sets]
     must += [models.FieldCondition(key="jurisdiction", match=models.MatchAny(any=sorted(j)))
              for j in access.jurisdiction_sets]
-    must.append(models.FieldCondition(key="effective_date",
-                                      range=models.DatetimeRange(lte=as_datetime(access.as_of))))
+    start_of_day = datetime.combine(access.as_of, time.min, tzinfo=UTC)  # same instant as the Edge filter
+    must.append(models.FieldCondition(key="effective_date", range=models.DatetimeRange(lte=start_of_day)))
     if access.language:
         must.append(models.FieldCondition(key="language", match=models.MatchValue(value=access.language)))
     must_not: list[Any] = []
