@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +20,7 @@ import numpy as np
 import openai
 
 from rag_core.errors import EmbeddingFailed
+from rag_core.openai_retry import describe, with_retries
 from rag_core.settings import CoreSettings
 from rag_core.tokens import count_tokens
 
@@ -36,65 +35,6 @@ MAX_INPUT_TOKENS = 8191
 BATCH_SIZE = 64
 DOCUMENT_ATTEMPTS = 4
 _PROBE_TEXT = "dimension probe"
-_RETRY_STATUS = {408, 409, 429}
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Worth another try: rate limits, server errors, timeouts, dropped connections."""
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, TimeoutError)):
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
-    return False
-
-
-def describe(exc: BaseException, secret: str | None) -> str:
-    """A short, secret-free description of a provider error for messages and logs."""
-    if isinstance(exc, openai.APIStatusError):
-        text = f"HTTP {exc.status_code} {type(exc).__name__}: {exc.message}"
-    elif isinstance(exc, openai.APITimeoutError | TimeoutError):
-        text = "request timed out"
-    elif isinstance(exc, openai.APIConnectionError):
-        text = f"connection error: {exc.message}"
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    return scrub(text, secret)[:500]
-
-
-_KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4})[A-Za-z0-9_*-]{12,}")
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """Remove the API key (and anything shaped like an OpenAI key) from ``text``."""
-    if secret:
-        text = text.replace(secret, "***")
-    return _KEY_LIKE.sub(r"\1***", text)
-
-
-def backoff_delay(attempt: int, base_s: float, max_s: float, retry_after_s: float | None = None) -> float:
-    """Exponential backoff with "equal jitter"; a server's Retry-After wins when it is sooner than max."""
-    if retry_after_s is not None and 0 <= retry_after_s <= max_s:
-        return retry_after_s
-    ceiling = min(max_s, base_s * (2**attempt))
-    return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-
-def retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return float(value) / scale
-        except ValueError:
-            return None
-    return None
-
-
 class OpenAIEmbedder:
     """``EmbeddingProvider`` over an OpenAI-compatible embeddings endpoint."""
 
@@ -239,39 +179,14 @@ class OpenAIEmbedder:
     ) -> list[list[float]]:
         # The API rejects empty strings; a lone space embeds as "nothing" instead of failing the batch.
         inputs = [text if text.strip() else " " for text in batch]
-        last: BaseException | None = None
-        for attempt in range(attempts):
-            try:
-                async with asyncio.timeout(
-                    self._timeout_s + 1.0
-                ):  # hard wall over httpx's per-phase timeouts
-                    response = await client.embeddings.create(
-                        model=self.model_name, input=inputs, encoding_format="float"
-                    )
-                return self._vectors(response, len(inputs))
-            except EmbeddingFailed:
-                raise
-            except Exception as exc:
-                if not is_transient(exc):
-                    raise EmbeddingFailed(
-                        f"embedding request to {self.model_name} failed: {describe(exc, self._api_key)}"
-                    ) from None
-                last = exc
-                if attempt + 1 < attempts:
-                    delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_max_s, retry_after(exc))
-                    log.warning(
-                        "embedding attempt %d/%d failed (%s); retrying in %.2fs",
-                        attempt + 1,
-                        attempts,
-                        describe(exc, self._api_key),
-                        delay,
-                    )
-                    await asyncio.sleep(delay)
-        assert last is not None
-        raise EmbeddingFailed(
-            f"embedding request to {self.model_name} failed after {attempts} attempts: "
-            f"{describe(last, self._api_key)}"
-        ) from None
+        async def call() -> list[list[float]]:
+            response = await client.embeddings.create(model=self.model_name, input=inputs, encoding_format="float")
+            return self._vectors(response, len(inputs))
+
+        return await with_retries(call, attempts=attempts, timeout_s=self._timeout_s,
+                                  what=f"embedding request to {self.model_name}", secret=self._api_key,
+                                  error=EmbeddingFailed, logger=log, base_s=self.backoff_base_s,
+                                  max_s=self.backoff_max_s)
 
     def _vectors(self, response: Any, expected: int) -> list[list[float]]:
         data = sorted(response.data, key=lambda item: item.index)

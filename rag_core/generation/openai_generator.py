@@ -9,17 +9,16 @@ The reply is returned as-is, ``INSUFFICIENT_CONTEXT`` included: the citation val
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
 
 import openai
 
-from rag_core.embeddings.openai_embedder import backoff_delay, describe, is_transient, retry_after
 from rag_core.errors import GenerationFailed
 from rag_core.generation.base import GenerationResult
 from rag_core.generation.prompt import build_messages
+from rag_core.openai_retry import with_retries
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 
@@ -85,39 +84,18 @@ class OpenAIGenerator:
         return self._result(response)
 
     async def _complete(self, messages: list[dict[str, str]]) -> Any:
-        attempts = self.max_retries + 1
-        last: BaseException | None = None
-        for attempt in range(attempts):
-            try:
-                # httpx bounds each phase (connect, read...); this bounds the whole attempt.
-                async with asyncio.timeout(self.timeout_s + 1.0):
-                    return await self._client.chat.completions.create(
-                        model=self.model_name,
-                        messages=messages,  # type: ignore[arg-type]
-                        temperature=self.temperature,
-                        max_tokens=self.max_tokens,
-                    )
-            except Exception as exc:
-                if not is_transient(exc):
-                    raise GenerationFailed(
-                        f"chat completion with {self.model_name} failed: {describe(exc, self._api_key)}"
-                    ) from None
-                last = exc
-                if attempt + 1 < attempts:
-                    delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_max_s, retry_after(exc))
-                    log.warning(
-                        "chat attempt %d/%d failed (%s); retrying in %.2fs",
-                        attempt + 1,
-                        attempts,
-                        describe(exc, self._api_key),
-                        delay,
-                    )
-                    await asyncio.sleep(delay)
-        assert last is not None
-        raise GenerationFailed(
-            f"chat completion with {self.model_name} failed after {attempts} attempts: "
-            f"{describe(last, self._api_key)}"
-        ) from None
+        async def call() -> Any:
+            return await self._client.chat.completions.create(
+                model=self.model_name,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+            )
+
+        return await with_retries(call, attempts=self.max_retries + 1, timeout_s=self.timeout_s,
+                                  what=f"chat completion with {self.model_name}", secret=self._api_key,
+                                  error=GenerationFailed, logger=log, base_s=self.backoff_base_s,
+                                  max_s=self.backoff_max_s)
 
     def _result(self, response: Any) -> GenerationResult:
         choices = getattr(response, "choices", None) or []

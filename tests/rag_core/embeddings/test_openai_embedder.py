@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from rag_core.embeddings import build_embedder
-from rag_core.embeddings.openai_embedder import MAX_INPUT_TOKENS, OpenAIEmbedder, scrub
+from rag_core.embeddings.openai_embedder import MAX_INPUT_TOKENS, OpenAIEmbedder
 from rag_core.errors import EmbeddingFailed
+from rag_core.openai_retry import scrub
 from rag_core.settings import CoreSettings
 from tests.fakes.openai_server import FakeOpenAI, hashed_bow
 
