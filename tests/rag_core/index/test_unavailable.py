@@ -1,0 +1,66 @@
+"""A dead Qdrant server or a damaged embedded shard is a clear IndexUnavailable, never a crash."""
+
+from __future__ import annotations
+
+import socket
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from rag_core.access import mint_token
+from rag_core.engine import Engine
+from rag_core.errors import IndexUnavailable
+from rag_core.generation.extractive import ExtractiveGenerator
+from rag_core.index.base import AccessFilter
+from rag_core.index.edge import EdgeIndex
+from rag_core.index.server import ServerIndex
+from rag_core.settings import CoreSettings
+from rag_core.sparse import bm25_query
+from tests.fakes.embedder import HashEmbedder
+
+ACCESS = AccessFilter((frozenset({"employees"}),), (frozenset({"US-ALL"}),), date(2026, 11, 30))
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # closed again when the block ends: nothing listens there
+
+
+@pytest.mark.integration
+async def test_a_dead_qdrant_server_is_index_unavailable() -> None:
+    index = ServerIndex.connect(f"http://127.0.0.1:{closed_port()}", None, "benefits")
+    try:
+        with pytest.raises(IndexUnavailable, match="Qdrant server"):
+            await index.ping()
+        with pytest.raises(IndexUnavailable):
+            await index.hybrid_query([0.1] * 8, bm25_query("deductible"), ACCESS, limit=5, prefetch_limit=5)
+    finally:
+        await index.close()
+
+
+@pytest.mark.integration
+async def test_the_engine_surfaces_a_dead_server_as_index_unavailable(tmp_path: Path) -> None:
+    settings = CoreSettings(_env_file=None, RBAC_SIGNING_KEY="k", QDRANT_URL=f"http://127.0.0.1:{closed_port()}")
+    index = ServerIndex.connect(settings.qdrant_url or "", None, "benefits")
+    engine = Engine(settings, index, HashEmbedder(), ExtractiveGenerator())
+    token = mint_token("k", subject="u", acl_groups=["employees"], state=None)
+    with pytest.raises(IndexUnavailable):
+        await engine.answer("What is the deductible?", token)
+    await engine.close()
+
+
+@pytest.mark.unit
+async def test_a_damaged_embedded_shard_is_index_unavailable(tmp_path: Path) -> None:
+    shard = tmp_path / "index" / "shard"
+    shard.mkdir(parents=True)
+    (shard / "segments").write_bytes(b"\x00not a shard\xff" * 10)
+    with pytest.raises(IndexUnavailable, match="cannot open the index"):
+        await EdgeIndex(tmp_path / "index").ping()
+
+
+@pytest.mark.unit
+async def test_a_missing_embedded_index_says_to_ingest_first(tmp_path: Path) -> None:
+    with pytest.raises(IndexUnavailable, match="benefitsbot ingest"):
+        await EdgeIndex(tmp_path / "nothing-here").ping()
