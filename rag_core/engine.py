@@ -99,9 +99,11 @@ class Engine:
                 if manifest is None:
                     raise IndexUnavailable("the index is empty; run `benefitsbot ingest PATH` first")
                 manifest.require_model(self.embedder.model_name, self.embedder.dimension)
-                self._manifest = manifest
-                self._registry = Registry.of(r.meta for r in manifest.documents.values())
-                self._correctors = {}
+                if self._manifest is None or manifest.index_version != self._manifest.index_version:
+                    # A re-ingest happened: new documents, new precedence, new vocabulary.
+                    self._manifest = manifest
+                    self._registry = Registry.of(r.meta for r in manifest.documents.values())
+                    self._correctors = {}
                 self._loaded_at = time.monotonic()
         assert self._manifest is not None
         return self._manifest

@@ -89,7 +89,7 @@ class Citation(BaseModel):
 class Answer(BaseModel):
     """What the core returns for every question: an answer with citations, or a clean abstention."""
 
-    question_id: str = Field(alias="query_id", default="")
+    query_id: str = ""  # the same id as the per-question log line, shown to users as a reference
     answer: str
     citations: list[Citation] = Field(default_factory=list)
     abstained: bool
@@ -102,13 +102,6 @@ class Answer(BaseModel):
     notices: list[str] = Field(default_factory=list)  # e.g. "the documents disagree on this amount"
     index_version: str = ""
 
-    model_config = ConfigDict(populate_by_name=True)
-
-    @property
-    def query_id(self) -> str:
-        return self.question_id
-
     def to_public_dict(self) -> dict[str, Any]:
         """The Answer contract as JSON (`benefitsbot ask --json`)."""
-        data = self.model_dump(mode="json", by_alias=True)
-        return data
+        return self.model_dump(mode="json")

@@ -7,7 +7,6 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -202,4 +201,4 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
-__all__ = ["cmd_eval", "evaluate", "calibrate", "compute", "asdict"]
+__all__ = ["cmd_eval", "evaluate", "calibrate", "compute"]

@@ -21,6 +21,13 @@ _QUANTITY = re.compile(r"\b(how (much|many|long)|cost|amount|percent|limit|maxim
 _ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
 
 
+# Questions whose answer is a number: a sentence without one cannot answer them, however many
+# words it shares with the question ("How much is reimbursed for adoption?" is not answered by
+# "placement of a child for adoption").
+_ASKS_AMOUNT = re.compile(r"\b(how (much|many|long)|what percent(age)?|cuánt[oa]s?|qué porcentaje)\b",
+                          re.IGNORECASE)
+
+
 class ExtractiveGenerator:
     model_name = "extractive"
 
@@ -70,6 +77,7 @@ class ExtractiveGenerator:
         idf = {t: math.log(1 + n / (1 + sum(t in bag for _, _, bag in rows))) for t in asked}
         total = sum(idf.values()) or 1.0
         wants_quantity = bool(_QUANTITY.search(question))
+        needs_number = bool(_ASKS_AMOUNT.search(question))
         rank_of = {c.chunk_id: i for i, c in enumerate(context)}
         scored = []
         for sentence, chunk, bag in rows:
@@ -77,6 +85,8 @@ class ExtractiveGenerator:
             coverage = sum(idf[t] for t in matched) / total
             # One shared word that only names the document (the company, in every title) is not an answer.
             if not matched or (len(matched) == 1 and matched <= set(terms(chunk.title))):
+                continue
+            if needs_number and not (MONEY.search(sentence) or NUMBER.search(sentence)):
                 continue
             score = coverage + 0.05 / (1 + rank_of[chunk.chunk_id])
             if wants_quantity and (MONEY.search(sentence) or NUMBER.search(sentence)):
