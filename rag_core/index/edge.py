@@ -67,6 +67,10 @@ class EdgeIndex:
             except IndexUnavailable:
                 raise
             except Exception as exc:  # the Rust side reports I/O and format problems as plain errors
+                if "WouldBlock" in str(exc):  # the shard's write-ahead log is locked by another process
+                    raise IndexUnavailable(
+                        f"the index at {self.directory} is in use by another process (is `benefitsbot serve` "
+                        "running?); stop it to re-ingest, or use a Qdrant server (QDRANT_URL)") from exc
                 raise IndexUnavailable(f"cannot open the index at {self.directory}: {exc}") from exc
         return self._shard
 

@@ -64,3 +64,25 @@ async def test_a_damaged_embedded_shard_is_index_unavailable(tmp_path: Path) -> 
 async def test_a_missing_embedded_index_says_to_ingest_first(tmp_path: Path) -> None:
     with pytest.raises(IndexUnavailable, match="benefitsbot ingest"):
         await EdgeIndex(tmp_path / "nothing-here").ping()
+
+
+@pytest.mark.integration
+async def test_a_shard_held_by_another_process_says_so(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    index = EdgeIndex(tmp_path / "index")
+    await index.prepare(8)
+    await index.close()
+    holder = subprocess.Popen(  # noqa: ASYNC220 - a plain child process that holds the shard
+        [sys.executable, "-c",
+         "import sys, qdrant_edge as qe; s = qe.EdgeShard.load(sys.argv[1]); print('held', flush=True); "
+         "sys.stdin.read()", str(tmp_path / "index" / "shard")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(IndexUnavailable, match="in use by another process"):
+            await EdgeIndex(tmp_path / "index").ping()
+    finally:
+        holder.kill()
+        holder.wait()
