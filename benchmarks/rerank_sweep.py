@@ -40,8 +40,8 @@ async def main() -> None:
         retrieved.append((row.sources, query, await engine.retriever.retrieve(query, scope.access)))
 
     rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]
-    rerankers += [(f"lexical w={w} rrf={r}", LexicalDenseReranker(w, r))
-                  for w in (0.2, 0.35, 0.5, 0.8) for r in (0.0, 0.05, 0.1)]
+    rerankers += [(f"lexical w={w} rrf={r} title={t}", LexicalDenseReranker(w, r, t))
+                  for w in (0.35, 0.5, 0.8) for r in (0.0, 0.05) for t in (0.0, 0.05, 0.1)]
     for name, reranker in rerankers:
         hits = 0
         reciprocal = 0.0

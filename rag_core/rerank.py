@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import aiohttp
@@ -11,6 +12,11 @@ import aiohttp
 from rag_core.errors import BenefitsBotError
 from rag_core.text import terms
 from rag_core.types import Candidate
+
+
+@lru_cache(maxsize=4096)
+def _title_terms(title: str) -> frozenset[str]:
+    return frozenset(terms(title))
 
 
 class Reranker(Protocol):
@@ -30,13 +36,16 @@ class FusedOrder:
 
 class LexicalDenseReranker:
     """Cosine similarity blended with how much of the question's vocabulary a chunk covers
-    (weighted by rarity among the candidates). Cheap, local and deterministic."""
+    (weighted by rarity among the candidates), a little of the fused rank, and whether the
+    question names the chunk's document ("...under Northwind Health Plus?"). Cheap, local and
+    deterministic; the weights come from benchmarks/rerank_sweep.py."""
 
     name = "lexical"
 
-    def __init__(self, weight: float = 0.5, rrf_weight: float = 0.05) -> None:
+    def __init__(self, weight: float = 0.5, rrf_weight: float = 0.05, title_weight: float = 0.05) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
+        self.title_weight = title_weight
         # A chunk's terms never change for a given revision: tokenise each chunk once, not per question.
         self._terms: dict[tuple[str, int], frozenset[str]] = {}
 
@@ -57,10 +66,17 @@ class LexicalDenseReranker:
         n = len(bags)
         idf = {t: math.log(1 + n / (1 + sum(t in bag for bag in bags))) for t in query}
         total = sum(idf.values()) or 1.0
+        # Title words that tell the candidates' documents apart ("plus" vs "standard"), not the
+        # ones every title shares.
+        titles = {c.title: _title_terms(c.title) for c in candidates}
+        shared = frozenset.intersection(*titles.values())
         rescored = []
         for rank, (candidate, bag) in enumerate(zip(candidates, bags, strict=True)):
             coverage = sum(idf[t] for t in query if t in bag) / total
-            score = candidate.dense_score + self.weight * coverage + self.rrf_weight / (rank + 1)
+            distinctive = titles[candidate.title] - shared
+            named = len(query & distinctive) / len(distinctive) if distinctive else 0.0
+            score = (candidate.dense_score + self.weight * coverage + self.rrf_weight / (rank + 1)
+                     + self.title_weight * named)
             rescored.append(candidate.model_copy(update={"rerank_score": score}))
         return sorted(rescored, key=lambda c: -(c.rerank_score or 0.0))
 
