@@ -36,13 +36,13 @@ class FusedOrder:
 
 class LexicalDenseReranker:
     """Cosine similarity blended with how much of the question's vocabulary a chunk covers
-    (weighted by rarity among the candidates), a little of the fused rank, and whether the
+    (weighted by rarity among the candidates), optionally a little of the fused rank, and whether the
     question names the chunk's document ("...under Northwind Health Plus?"). Cheap, local and
     deterministic; the weights come from benchmarks/rerank_sweep.py."""
 
     name = "lexical"
 
-    def __init__(self, weight: float = 0.5, rrf_weight: float = 0.05, title_weight: float = 0.05) -> None:
+    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0, title_weight: float = 0.05) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
         self.title_weight = title_weight

@@ -65,31 +65,64 @@ def _inside(box: tuple[float, float, float, float], obj: dict[str, Any]) -> bool
     return x0 <= mid_x <= x1 and top <= mid_y <= bottom
 
 
+@dataclass
+class _PageItems:
+    """What one PDF page holds, in reading order, before headers and footers are known."""
+
+    number: int
+    items: list[tuple[float, str, str, bool]]  # (top, kind, text, in the top/bottom margin)
+    image_only: bool
+
+
+_MARGIN_SHARE = 0.08  # running headers and footers live in the top and bottom 8% of a page
+_PAGE_NUMBER = re.compile(r"^(page\s*)?#(\s*(of|/)\s*#)?$")
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"\d+", "#", text.lower()).strip()
+
+
 def extract_pdf(path: Path) -> Extracted:
     import pdfplumber
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfplumber.utils.exceptions import PdfminerException
 
     result = Extracted()
+    pages: list[_PageItems] = []
     try:
         with pdfplumber.open(path) as pdf:
             result.pages = len(pdf.pages)
-            heading = ""
             for number, page in enumerate(pdf.pages, start=1):
-                heading = _extract_page(page, number, heading, result)
+                pages.append(_page_items(page, number))
                 page.close()  # drop the page's parsed layout: memory stays flat on long documents
     except (PDFSyntaxError, PdfminerException, ValueError, KeyError, TypeError) as exc:
         raise ExtractionError(f"{path.name}: not a readable PDF ({type(exc).__name__}: {exc})") from exc
     except Exception as exc:  # pdfminer raises many ad-hoc types on corrupt input
         raise ExtractionError(f"{path.name}: not a readable PDF ({type(exc).__name__}: {exc})") from exc
+    running = _running_lines(pages)
+    heading = ""
+    for page_items in pages:
+        heading = _blocks_of(page_items, heading, running, result)
     return result
 
 
-def _extract_page(page: Any, number: int, heading: str, result: Extracted) -> str:
+def _running_lines(pages: list[_PageItems]) -> set[str]:
+    """Margin lines that repeat across pages (document title, "Page 3 of 9"): page furniture,
+    not content. Left in, they glue themselves into paragraphs and answers."""
+    seen: dict[str, int] = {}
+    for page in pages:
+        for shape in {_shape(text) for _, _, text, margin in page.items if margin}:
+            seen[shape] = seen.get(shape, 0) + 1
+    needed = max(2, len(pages) // 2)
+    return {shape for shape, count in seen.items() if count >= needed or _PAGE_NUMBER.match(shape)}
+
+
+def _page_items(page: Any, number: int) -> _PageItems:
     # Table detection is the slowest step; a page with no ruling lines has no grid to find.
     tables = page.find_tables() if (page.lines or page.rects or page.edges) else []
     boxes = [t.bbox for t in tables]
-    items: list[tuple[float, str, str]] = []  # (top, kind, text)
+    height = float(page.height) or 1.0
+    items: list[tuple[float, str, str, bool]] = []
     lines = page.extract_text_lines(return_chars=True, strip=True)
     sizes = [c["size"] for line in lines for c in line["chars"] if c["text"].strip()]
     body_size = statistics.median(sizes) if sizes else 0.0
@@ -103,15 +136,17 @@ def _extract_page(page: Any, number: int, heading: str, result: Extracted) -> st
         size = max((c["size"] for c in chars), default=body_size)
         bold = bool(chars) and all("Bold" in c.get("fontname", "") for c in chars)
         is_heading = (size >= body_size + 1.5 or bold) and len(text) < 120 and not text.endswith(".")
-        items.append((line["top"], "heading" if is_heading else "text", text))
+        margin = line["top"] < _MARGIN_SHARE * height or line["bottom"] > (1 - _MARGIN_SHARE) * height
+        items.append((line["top"], "heading" if is_heading else "text", text, margin))
     for table in tables:
         rows = table_rows_as_text(table.extract())
-        items.extend((table.bbox[1] + i * 0.001, "row", row) for i, row in enumerate(rows))
+        items.extend((table.bbox[1] + i * 0.001, "row", row, False) for i, row in enumerate(rows))
     items.sort(key=lambda item: item[0])
+    return _PageItems(number, items, _has_image_only_region(page))
 
-    if not items and not page.extract_text().strip():
-        result.pages_without_text.append(number)
-        return heading
+
+def _blocks_of(page: _PageItems, heading: str, running: set[str], result: Extracted) -> str:
+    number = page.number
     paragraph: list[str] = []
 
     def flush() -> None:
@@ -119,7 +154,9 @@ def _extract_page(page: Any, number: int, heading: str, result: Extracted) -> st
             result.blocks.append(Block(page=number, heading=heading, text=" ".join(paragraph)))
             paragraph.clear()
 
-    for _, kind, text in items:
+    for _, kind, text, margin in page.items:
+        if margin and _shape(text) in running:
+            continue
         if kind == "heading":
             flush()
             heading = text
@@ -132,7 +169,7 @@ def _extract_page(page: Any, number: int, heading: str, result: Extracted) -> st
             if text.endswith((".", ":", "?", "!")) and len(" ".join(paragraph)) > 300:
                 flush()
     flush()
-    if not any(b.page == number for b in result.blocks) or _has_image_only_region(page):
+    if not any(b.page == number for b in result.blocks) or page.image_only:
         result.pages_without_text.append(number)
     return heading
 

@@ -146,3 +146,34 @@ def test_slugify_and_table_rows() -> None:
     ]
     assert table_rows_as_text([["Only", "a header"]]) == ["Only | a header"]
     assert table_rows_as_text([]) == []
+
+
+# -- running headers and footers ----------------------------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_running_headers_and_page_numbers_are_not_content(tmp_path: Path) -> None:
+    from reportlab.lib.pagesizes import LETTER
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    def furniture(canvas: object, doc: object) -> None:
+        canvas.saveState()  # type: ignore[attr-defined]
+        canvas.setFont("Helvetica", 8)  # type: ignore[attr-defined]
+        canvas.drawString(72, LETTER[1] - 30, "Fabrikam Vision Plan 2026 | Confidential")  # type: ignore[attr-defined]
+        canvas.drawString(72, 24, f"Page {doc.page}")  # type: ignore[attr-defined]
+        canvas.restoreState()  # type: ignore[attr-defined]
+
+    styles = getSampleStyleSheet()
+    story: list[object] = []
+    for number in range(3):
+        story += [Paragraph(f"Section {number}", styles["Heading2"]),
+                  Paragraph(f"Frames are covered up to ${150 + number * 10} every 24 months.", styles["BodyText"]),
+                  PageBreak()]
+    path = tmp_path / "vision.pdf"
+    SimpleDocTemplate(str(path), pagesize=LETTER).build(story, onFirstPage=furniture, onLaterPages=furniture)
+
+    extracted = extract(path)
+    text = " ".join(block.text for block in extracted.blocks)
+    assert "Confidential" not in text and "Page 2" not in text
+    assert "Frames are covered up to $160 every 24 months." in text  # the content itself stays
