@@ -147,7 +147,7 @@ class Ingestor:
             bar.close()
         finally:
             if pool:
-                pool.shutdown(wait=False, cancel_futures=True)
+                pool.shutdown(wait=True, cancel_futures=True)  # reap the worker: no stray processes
         summary.index_version = manifest.index_version
         summary.seconds = time.perf_counter() - started
         return summary
