@@ -123,6 +123,9 @@ def run_cli(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> i
     except BenefitsBotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a missing or unreadable file named on the command line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -37,3 +37,7 @@ class EmbeddingFailed(BenefitsBotError):
 
 class GenerationFailed(BenefitsBotError):
     """The generator failed after its bounded retries."""
+
+
+class InvalidInput(BenefitsBotError):
+    """A user-supplied file (gold set, arguments) is malformed; the message names where."""

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rag_core.errors import InvalidInput
+
 _CHUNK = re.compile(r"^(?P<doc>.+)_p(?P<page>\d+)_c\d+$")
 
 
@@ -42,7 +44,7 @@ def load_gold(path: Path) -> list[GoldRow]:
             try:
                 rows.append(GoldRow.model_validate(json.loads(line)))
             except (ValueError, json.JSONDecodeError) as exc:
-                raise ValueError(f"{path}:{number}: invalid gold row: {exc}") from exc
+                raise InvalidInput(f"{path}:{number}: invalid gold row: {exc}") from exc
     return rows
 
 

@@ -472,3 +472,16 @@ def test_eval_cli_json_and_details(
     assert re.search(r"^hit_at_10 +1\.0  <-$", out, re.MULTILINE), out
     assert re.search(r"^conflict_handled +None$", out, re.MULTILINE)
     assert "latency total" in out
+
+
+@pytest.mark.unit
+def test_an_invalid_gold_row_is_a_clear_cli_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rag_core.cli import main
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "q1", "question": "What is the deductible?", "expect": "answer"}\n{"id": "q2"}\n')
+    assert main(["eval", str(gold), "--data-dir", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err
+    assert f"{gold}:2: invalid gold row" in err and "Traceback" not in err
+    assert main(["eval", str(tmp_path / "missing.jsonl")]) == 2
+    assert "No such file" in capsys.readouterr().err
