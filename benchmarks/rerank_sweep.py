@@ -19,7 +19,6 @@ from rag_core.eval.gold import chunk_location, load_gold, matches
 from rag_core.eval.harness import token_for
 from rag_core.rerank import FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.settings import CoreSettings
-from rag_core.spelling import normalise_query
 from rag_core.types import Candidate
 
 
@@ -36,7 +35,7 @@ async def main() -> None:
     retrieved: list[tuple[list[str], str, list[Candidate]]] = []
     for row in rows:
         scope = engine.scope_for(row.question, token_for(settings, row), as_of=row.as_of)
-        query = engine.corrector_for(scope.access).correct(normalise_query(row.question))
+        query, _ = engine.rewrite(row.question, scope)
         retrieved.append((row.sources, query, await engine.retriever.retrieve(query, scope.access)))
 
     rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]

@@ -128,6 +128,16 @@ class Engine:
             self._correctors[searchable] = corrector
         return corrector
 
+    def rewrite(self, question: str, scope: Scope, history: Sequence[str] = ()) -> tuple[str, list[str]]:
+        """The query retrieval sees (follow-up context, file names as words, spelling fixed against
+        the scope's vocabulary) and the question's topic words no searchable document contains:
+        any such word ("pet insurance", "ESPP") means the documents do not cover the question,
+        however similar its other words look."""
+        corrector = self.corrector_for(scope.access)
+        query = corrector.correct(normalise_query(self._retrieval_query(question, history)))
+        unknown = corrector.unknown_topics(query) if scope.language == "en" else []
+        return query, unknown
+
     # -- access ------------------------------------------------------------------------------
     def _today(self) -> date:
         return self.settings.today or date.today()
@@ -135,9 +145,15 @@ class Engine:
     def scope_for(self, question: str, token: str, *, as_of: date | None = None,
                   audience_tokens: Sequence[str] = ()) -> Scope:
         """Verify the token (and audience tokens) and build the mandatory pre-filter."""
+        claims, audience = self._verify(token, audience_tokens)
+        return self._scope_of(question, claims, audience, as_of)
+
+    def _verify(self, token: str, audience_tokens: Sequence[str]) -> tuple[AccessClaims, list[AccessClaims]]:
         key = self.settings.rbac_signing_key.get_secret_value()
-        claims = verify_token(key, token)
-        audience = [verify_token(key, t) for t in audience_tokens]
+        return verify_token(key, token), [verify_token(key, t) for t in audience_tokens]
+
+    def _scope_of(self, question: str, claims: AccessClaims, audience: Sequence[AccessClaims],
+                  as_of: date | None) -> Scope:
         day = as_of or self._today()
         members = [claims, *audience]
         if any(not member.acl_groups for member in members):
@@ -156,13 +172,10 @@ class Engine:
     # -- the answer path ---------------------------------------------------------------------
     async def answer(self, question: str, token: str, *, as_of: date | None = None,
                      audience_tokens: Sequence[str] = (), history: Sequence[str] = ()) -> Answer:
-        key = self.settings.rbac_signing_key.get_secret_value()
-        for presented in (token, *audience_tokens):
-            verify_token(key, presented)  # AccessDenied before anything touches the index
+        claims, audience = self._verify(token, audience_tokens)  # AccessDenied before the index is touched
         trace = Trace()
         try:
-            return await self._answer(trace, question, token, as_of=as_of, audience_tokens=audience_tokens,
-                                      history=history)
+            return await self._answer(trace, question, claims, audience, as_of=as_of, history=history)
         except BenefitsBotError as exc:
             # The edge shows this reference in its apology; the log line below carries the same one.
             exc.query_id = trace.query_id  # type: ignore[attr-defined]
@@ -170,13 +183,13 @@ class Engine:
                                         "detail": str(exc), "latency_ms": trace.timings}))
             raise
 
-    async def _answer(self, trace: Trace, question: str, token: str, *, as_of: date | None,
-                      audience_tokens: Sequence[str], history: Sequence[str]) -> Answer:
+    async def _answer(self, trace: Trace, question: str, claims: AccessClaims, audience: Sequence[AccessClaims],
+                      *, as_of: date | None, history: Sequence[str]) -> Answer:
         started = time.perf_counter()
         stage = time.perf_counter()
         manifest = await self.manifest()
         try:
-            scope = self.scope_for(question, token, as_of=as_of, audience_tokens=audience_tokens)
+            scope = self._scope_of(question, claims, audience, as_of)
         except _NoScope as no_scope:
             trace.timed("access", stage)
             return self._finish(trace, started, question, no_scope.claims, manifest,
@@ -184,11 +197,7 @@ class Engine:
         trace.timed("access", stage)
 
         stage = time.perf_counter()
-        corrector = self.corrector_for(scope.access)
-        query = corrector.correct(normalise_query(self._retrieval_query(question, history)))
-        # A topic word that no searchable document contains ("pet insurance", "ESPP") means the
-        # documents do not cover the question, however similar its other words look.
-        unknown = corrector.unknown_topics(query) if scope.language == "en" else []
+        query, unknown = self.rewrite(question, scope, history)
         trace.timed("rewrite", stage)
         stage = time.perf_counter()
         vector = await self.retriever.embed(query)

@@ -11,7 +11,6 @@ we our you your he she it its they them their this that these those there here a
 under if then than so not no yes any all each per vs get gets got have has had much many
 """.split())
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9$%,.'()-]*[a-z0-9%)]|[a-z0-9]", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(¿¡$])")
 MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:per|/)\s?\w+)?")
 NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent|weeks?|days?|months?|years?|hours?)?")

@@ -20,7 +20,6 @@ from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
 from rag_core.registry import visible
 from rag_core.settings import CoreSettings
-from rag_core.spelling import normalise_query
 from rag_core.types import Answer, DocumentMeta
 
 
@@ -81,9 +80,8 @@ async def best_similarities(engine: Engine, rows: Sequence[GoldRow]) -> list[tup
     out = []
     for row in rows:
         scope = engine.scope_for(row.question, token_for(engine.settings, row), as_of=row.as_of)
-        corrector = engine.corrector_for(scope.access)
-        query = corrector.correct(normalise_query(row.question))
-        if scope.language == "en" and corrector.unknown_topics(query):
+        query, unknown = engine.rewrite(row.question, scope)
+        if unknown:
             out.append((row, 0.0))  # the topic gate abstains whatever the cutoff
             continue
         candidates = await engine.retriever.retrieve(query, scope.access)
