@@ -27,6 +27,15 @@ _ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
 _ASKS_AMOUNT = re.compile(r"\b(how (much|many|long)|what percent(age)?|cuánt[oa]s?|qué porcentaje)\b",
                           re.IGNORECASE)
 
+# Questions whose answer is money (or a share of it): a sentence that only counts days or hours
+# cannot answer "How much does Fabrikam reimburse for adoption expenses?", however closely its
+# other words match ("placement of a child for adoption ... 90 days").
+_ASKS_MONEY = re.compile(
+    r"\b(how much|cuánto|cuánta)\b.*\b(reimburs\w*|cost\w*|pay|pays|paid|charge[sd]?|price\w*|premiums?|"
+    r"contribut\w*|fees?|spend|allowance|stipend|dollars?|budget|put into|cover|reembols\w*|cuesta|paga|cubre)\b",
+    re.IGNORECASE)
+_PERCENT = re.compile(r"\d\s?(%|percent\b|por ciento\b)", re.IGNORECASE)
+
 
 class ExtractiveGenerator:
     model_name = "extractive"
@@ -78,6 +87,7 @@ class ExtractiveGenerator:
         total = sum(idf.values()) or 1.0
         wants_quantity = bool(_QUANTITY.search(question))
         needs_number = bool(_ASKS_AMOUNT.search(question))
+        needs_money = bool(_ASKS_MONEY.search(question))
         rank_of = {c.chunk_id: i for i, c in enumerate(context)}
         scored = []
         for sentence, chunk, bag in rows:
@@ -87,6 +97,8 @@ class ExtractiveGenerator:
             if not matched or (len(matched) == 1 and matched <= set(terms(chunk.title))):
                 continue
             if needs_number and not (MONEY.search(sentence) or NUMBER.search(sentence)):
+                continue
+            if needs_money and not (MONEY.search(sentence) or _PERCENT.search(sentence)):
                 continue
             score = coverage + 0.05 / (1 + rank_of[chunk.chunk_id])
             if wants_quantity and (MONEY.search(sentence) or NUMBER.search(sentence)):

@@ -142,6 +142,33 @@ def test_quantity_questions_prefer_sentences_with_numbers() -> None:
     assert "12 weeks" in first and cited == [LEAVE.chunk_id]
 
 
+def test_money_questions_are_not_answered_by_counts_of_days_or_hours() -> None:
+    eligibility = candidate(
+        "parental-leave-us-2026_p1_c00",
+        "You qualify after 90 days of continuous employment and become a parent through birth or the "
+        "placement of a child with you for adoption.",
+        policy_id="parental-leave", title="Fabrikam Parental Leave Policy 2026", heading="Eligibility",
+    )
+    assert compose("How much does Fabrikam reimburse for adoption expenses?", [eligibility]) == (
+        "INSUFFICIENT_CONTEXT")
+    # The same sentences still answer a question that asks for a count of days.
+    assert "90 days" in compose("How many days before I qualify for leave after an adoption?", [eligibility])
+
+
+@pytest.mark.parametrize(("question", "amount"), [
+    ("How much does the adoption assistance program reimburse?", "$5,000"),
+    ("How much of adoption expenses does the plan pay?", "80%"),
+])
+def test_money_questions_are_answered_by_amounts_and_shares(question: str, amount: str) -> None:
+    benefit = candidate(
+        "adoption-2026_p1_c00",
+        "The adoption assistance program reimburses up to $5,000 per child. "
+        "The plan pays 80% of eligible adoption expenses.",
+        policy_id="adoption", title="Fabrikam Adoption Assistance 2026", heading="Reimbursement",
+    )
+    assert amount in compose(question, [benefit])
+
+
 def test_returns_insufficient_context_when_nothing_overlaps() -> None:
     assert compose("Does the company offer pet insurance?", ALL) == "INSUFFICIENT_CONTEXT"
     assert compose("", ALL) == "INSUFFICIENT_CONTEXT"
