@@ -21,22 +21,37 @@ from rag_core.rerank import FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 
+Retrieved = list[tuple[list[str], str, list[Candidate]]]
+
+
+async def retrieve_gold(gold: Path, data_dir: Path) -> tuple[Engine, dict[str, str], Retrieved]:
+    """The fused candidates of every answerable gold row: (reference sources, rewritten query,
+    candidates), plus the document-id → file map that matching a source needs."""
+    settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(data_dir))
+    engine = Engine.from_settings(settings)
+    manifest = await engine.manifest()
+    files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
+    rows = [r for r in load_gold(gold) if r.expect == "answer" and r.sources]
+    retrieved: Retrieved = []
+    for row in rows:
+        scope = engine.scope_for(row.question, token_for(settings, row), as_of=row.as_of)
+        query, _ = engine.rewrite(row.question, scope)
+        retrieved.append((row.sources, query, await engine.retriever.retrieve(query, scope.access)))
+    return engine, files, retrieved
+
+
+def first_hit(ranked: list[Candidate], sources: list[str], files: dict[str, str]) -> int | None:
+    """1-based rank of the first candidate on a reference page (within one page), within the top 10."""
+    return next((i for i, c in enumerate(ranked[:10], start=1)
+                 if matches(chunk_location(c.chunk_id, files), sources)), None)
+
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("gold", type=Path)
     parser.add_argument("data_dir", type=Path)
     args = parser.parse_args()
-    settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(args.data_dir))
-    engine = Engine.from_settings(settings)
-    manifest = await engine.manifest()
-    files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
-    rows = [r for r in load_gold(args.gold) if r.expect == "answer" and r.sources]
-    retrieved: list[tuple[list[str], str, list[Candidate]]] = []
-    for row in rows:
-        scope = engine.scope_for(row.question, token_for(settings, row), as_of=row.as_of)
-        query, _ = engine.rewrite(row.question, scope)
-        retrieved.append((row.sources, query, await engine.retriever.retrieve(query, scope.access)))
+    engine, files, retrieved = await retrieve_gold(args.gold, args.data_dir)
 
     rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]
     rerankers += [(f"lexical w={w} rrf={r} title={t}", LexicalDenseReranker(w, r, t))
@@ -45,9 +60,7 @@ async def main() -> None:
         hits = 0
         reciprocal = 0.0
         for sources, query, candidates in retrieved:
-            ranked = await reranker.rerank(query, candidates)
-            rank = next((i for i, c in enumerate(ranked[:10], start=1)
-                         if matches(chunk_location(c.chunk_id, files), sources)), None)
+            rank = first_hit(await reranker.rerank(query, candidates), sources, files)
             hits += bool(rank and rank <= 5)
             reciprocal += 1 / rank if rank else 0.0
         print(f"{name:24} hit@5 {hits / len(retrieved):.3f}   MRR {reciprocal / len(retrieved):.4f}")
