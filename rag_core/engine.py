@@ -79,6 +79,7 @@ class Engine:
         self.reranker = reranker or build_reranker(settings)
         self.retriever = HybridRetriever(index, embedder, candidates=settings.candidates)
         self.cutoff = settings.cutoff_for(embedder.model_name)
+        self.unknown_word_cutoff = settings.unknown_word_cutoff_for(embedder.model_name)
         self._manifest: Manifest | None = None
         self._registry = Registry.of(())
         self._loaded_at = 0.0
@@ -134,9 +135,17 @@ class Engine:
         any such word ("pet insurance", "ESPP") means the documents do not cover the question,
         however similar its other words look."""
         corrector = self.corrector_for(scope.access)
-        query = corrector.correct(normalise_query(self._retrieval_query(question, history)))
+        query = corrector.correct(normalise_query(self._retrieval_query(question, history)), scope.language)
         unknown = corrector.unknown_topics(query) if scope.language == "en" else []
         return query, unknown
+
+    def topic_gate_blocks(self, unknown: Sequence[str], best_similarity: float) -> bool:
+        """A question with words no visible document contains is about something the documents
+        do not cover, unless they match it so strongly that the words are phrasing ("pick",
+        "versus") rather than an uncovered topic ("funeral", "pet insurance")."""
+        if not unknown:
+            return False
+        return self.unknown_word_cutoff is None or best_similarity < self.unknown_word_cutoff
 
     # -- access ------------------------------------------------------------------------------
     def _today(self) -> date:
@@ -206,7 +215,8 @@ class Engine:
         trace.candidates = await self.retriever.retrieve(query, scope.access, query_vector=vector)
         trace.timed("retrieve", stage)
 
-        if unknown or not trace.candidates or max(c.dense_score for c in trace.candidates) < self.cutoff:
+        best = max((c.dense_score for c in trace.candidates), default=0.0)
+        if best < self.cutoff or self.topic_gate_blocks(unknown, best):
             return self._finish(trace, started, question, scope.claims, manifest,
                                 abstain=AbstainReason.LOW_SIMILARITY)
 

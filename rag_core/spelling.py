@@ -4,6 +4,10 @@ Employees type "gendr affirming care" and "hearin servises". BM25 cannot match a
 and a small embedding model is thrown off by it, so each unknown word is replaced by the
 closest (then most frequent) word of the visible documents within a small edit distance.
 Only the query changes; nothing is added to what the user may see.
+
+A word of the question's language that the documents merely do not contain ("funeral", "cell")
+is not a typo and is left alone: "corrected" into a document word ("general", "call") it would
+hide that the question is about something the documents do not cover.
 """
 
 from __future__ import annotations
@@ -11,9 +15,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
+from spellchecker import SpellChecker
 
 from rag_core.text import STOPWORDS, stem, topic_terms
 
@@ -39,19 +45,35 @@ def normalise_query(question: str) -> str:
     return question.replace("_", " ")
 
 
+@lru_cache(maxsize=4)
+def _dictionary(language: str) -> SpellChecker | None:
+    """The general word list of a language (bundled with pyspellchecker; ~0.2 s, loaded once)."""
+    try:
+        return SpellChecker(language=language)
+    except ValueError:  # a language pyspellchecker has no list for: every unknown word is a candidate
+        return None
+
+
+def is_dictionary_word(word: str, language: str = "en") -> bool:
+    dictionary = _dictionary(language)
+    return dictionary is not None and word.lower() in dictionary
+
+
 class QueryCorrector:
     def __init__(self, vocabulary: Mapping[str, int]) -> None:
         self.vocabulary = dict(vocabulary)
         self._words = list(self.vocabulary)
         self._stems: set[str] | None = None
 
-    def correct_word(self, word: str) -> str:
+    def correct_word(self, word: str, language: str = "en") -> str:
         lower = word.lower()
         if "-" in word:
-            return "-".join(self.correct_word(part) for part in word.split("-"))
+            return "-".join(self.correct_word(part, language) for part in word.split("-"))
         if "'" in word or any(ch.isdigit() for ch in word):
             return word  # contractions and codes like 401k are not typos
         if len(lower) < 4 or lower in self.vocabulary or lower in STOPWORDS or not self._words:
+            return word
+        if is_dictionary_word(lower, language):
             return word
         limit = 1 if len(lower) <= 5 else 2
         matches = process.extract(lower, self._words, scorer=Levenshtein.distance, score_cutoff=limit, limit=8)
@@ -77,5 +99,5 @@ class QueryCorrector:
                    or (len(part) >= 4 and any(word.startswith(part) for word in self.vocabulary))
                    for part in term.split("-"))
 
-    def correct(self, text: str) -> str:
-        return _WORD.sub(lambda m: self.correct_word(m.group(0)), text)
+    def correct(self, text: str, language: str = "en") -> str:
+        return _WORD.sub(lambda m: self.correct_word(m.group(0), language), text)

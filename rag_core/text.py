@@ -21,6 +21,7 @@ NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent|weeks?|days?|months?|y
 FILLERS = frozenset("""
 big small put say said wrong right quick quickly touch need needs want wants know tell help
 long short start started go going come make made take use using give gives given find way
+pick picked choose chose chosen finish finished couple few several
 one two three also still just really actually please thanks thank hi hello hey okay ok
 baby babies born newborn wife husband kid kids son daughter mom dad mother father pregnant
 """.split())

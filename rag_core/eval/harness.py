@@ -81,11 +81,10 @@ async def best_similarities(engine: Engine, rows: Sequence[GoldRow]) -> list[tup
     for row in rows:
         scope = engine.scope_for(row.question, token_for(engine.settings, row), as_of=row.as_of)
         query, unknown = engine.rewrite(row.question, scope)
-        if unknown:
-            out.append((row, 0.0))  # the topic gate abstains whatever the cutoff
-            continue
         candidates = await engine.retriever.retrieve(query, scope.access)
-        out.append((row, max((c.dense_score for c in candidates), default=0.0)))
+        best = max((c.dense_score for c in candidates), default=0.0)
+        # A row the topic gate stops abstains whatever the cutoff.
+        out.append((row, 0.0 if engine.topic_gate_blocks(unknown, best) else best))
     return out
 
 

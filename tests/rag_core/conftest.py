@@ -40,6 +40,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "OPENAI_API_KEY": None,
         "COHERE_API_KEY": None,
         "SIMILARITY_CUTOFF": None,
+        "UNKNOWN_WORD_CUTOFF": None,
         "RERANKER": "auto",
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,

@@ -552,6 +552,32 @@ async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_ma
     assert "12 weeks" in answer.answer
 
 
+ROUGH_LEAVE_Q = "Roughly how many weeks of parental leave do I get?"  # "roughly": in no document
+
+
+async def test_an_undocumented_word_passes_the_topic_gate_only_with_a_strong_match(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    """A word no document contains is usually an uncovered topic ("pet", "funeral"); a question
+    the documents still match strongly (here 0.71 against the 0.66 bar) treats it as phrasing."""
+    engine, _ = fixture_corpus.engine()
+    await engine.manifest()
+    scope = engine.scope_for(ROUGH_LEAVE_Q, token(["employees"]))
+    assert engine.rewrite(ROUGH_LEAVE_Q, scope)[1] == ["roughly"]  # left alone, not "corrected"
+    answer = await engine.answer(ROUGH_LEAVE_Q, token(["employees"]))
+    assert not answer.abstained, answer.abstain_reason
+    assert "12 weeks" in answer.answer
+
+
+async def test_a_stricter_bar_for_undocumented_words_abstains_before_generation(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    engine, _ = fixture_corpus.engine(UNKNOWN_WORD_CUTOFF=0.99)
+    answer = await engine.answer(ROUGH_LEAVE_Q, token(["employees"]))
+    assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
+    assert engine.generator.calls == []  # type: ignore[attr-defined]
+
+
 QUESTIONS_FOR_GATE = [
     DEDUCTIBLE_Q,
     LEAVE_Q,

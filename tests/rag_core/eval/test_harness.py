@@ -376,6 +376,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         "COHERE_API_KEY",
         "QDRANT_URL",
         "SIMILARITY_CUTOFF",
+        "UNKNOWN_WORD_CUTOFF",
         "RERANKER",
         "LOG_QUERIES",
         "RETRIEVAL_TOP_K",

@@ -1,0 +1,57 @@
+"""Query spelling correction: typos become the documents' words; real words the documents lack stay
+as they are, so the topic gate can see that the question is about something uncovered."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.settings import CoreSettings
+from rag_core.spelling import QueryCorrector, is_dictionary_word
+
+VOCABULARY = {"health": 40, "hearing": 6, "services": 12, "general": 9, "call": 7, "permiso": 5,
+              "parental": 8, "deductible": 20, "dental": 10}
+
+
+@pytest.fixture
+def corrector() -> QueryCorrector:
+    return QueryCorrector(VOCABULARY)
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("Does Northwind Helth cover it?", "Does Northwind health cover it?"),
+    ("What hearin servises are covered?", "What hearing services are covered?"),
+    ("how much is the dentl deductable", "how much is the dental deductible"),
+])
+def test_typos_become_the_documents_words(corrector: QueryCorrector, typed: str, meant: str) -> None:
+    assert corrector.correct(typed) == meant
+
+
+@pytest.mark.parametrize("question", [
+    "How much does Fabrikam reimburse for a funeral?",  # not "general"
+    "Does Fabrikam pay my cell phone bill?",  # not "call"
+])
+def test_real_words_the_documents_lack_are_not_corrected(corrector: QueryCorrector, question: str) -> None:
+    assert corrector.correct(question) == question
+
+
+def test_an_uncorrected_real_word_is_an_unknown_topic(corrector: QueryCorrector) -> None:
+    query = corrector.correct("How much does the plan reimburse for a funeral?")
+    assert "funeral" in corrector.unknown_topics(query)
+
+
+def test_spanish_questions_are_checked_against_the_spanish_word_list(corrector: QueryCorrector) -> None:
+    assert corrector.correct("¿Cuánto dura el permso parental?", "es") == "¿Cuánto dura el permiso parental?"
+    assert is_dictionary_word("permiso", "es") and not is_dictionary_word("permso", "es")
+
+
+def test_a_language_without_a_word_list_corrects_every_unknown_word(corrector: QueryCorrector) -> None:
+    assert not is_dictionary_word("funeral", "xx")
+    assert corrector.correct("genaral", "xx") == "general"
+
+
+def test_only_calibrated_models_let_undocumented_words_through() -> None:
+    settings = CoreSettings(_env_file=None, UNKNOWN_WORD_CUTOFF=None)  # type: ignore[call-arg]
+    assert settings.unknown_word_cutoff_for("all-MiniLM-L6-v2") == 0.66
+    assert settings.unknown_word_cutoff_for("text-embedding-3-small") is None
+    override = CoreSettings(_env_file=None, UNKNOWN_WORD_CUTOFF=0.8)  # type: ignore[call-arg]
+    assert override.unknown_word_cutoff_for("text-embedding-3-small") == 0.8
