@@ -96,6 +96,7 @@ class CoreAnswerService:
         from rag_core.engine import Engine, set_engine
 
         engine = await asyncio.to_thread(Engine.from_settings, self._settings)
+        await engine.warm_up()
         set_engine(engine)
         self._engine = engine
 

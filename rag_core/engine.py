@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -28,7 +29,8 @@ from rag_core.registry import Registry, visible
 from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.retrieval import HybridRetriever
 from rag_core.settings import CoreSettings, get_settings
-from rag_core.spelling import QueryCorrector, normalise_query
+from rag_core.spelling import QueryCorrector, normalise_query, preload_dictionaries
+from rag_core.tokens import encoding
 from rag_core.types import AbstainReason, Answer, Candidate, Citation
 
 AMOUNT_CONFLICT_NOTICE = ("The official documents state different amounts for this. Each is shown with its "
@@ -304,6 +306,15 @@ class Engine:
             "tokens": answer.usage,
         }, question=question if self.settings.log_queries else None)
         return answer
+
+    async def warm_up(self) -> None:
+        """Load what the first question would otherwise pay for (the index manifest, the spelling
+        word lists, the tokenizer): a few hundred milliseconds, once, before serving. An index that
+        is not there yet is not an error here: readiness and the questions report it."""
+        with contextlib.suppress(IndexUnavailable):
+            await self.manifest()
+        await asyncio.to_thread(preload_dictionaries)
+        await asyncio.to_thread(encoding)
 
     async def close(self) -> None:
         await self.index.close()

@@ -54,6 +54,11 @@ def _dictionary(language: str) -> SpellChecker | None:
         return None
 
 
+def preload_dictionaries(languages: Iterable[str] = ("en", "es")) -> None:
+    for language in languages:
+        _dictionary(language)
+
+
 def is_dictionary_word(word: str, language: str = "en") -> bool:
     dictionary = _dictionary(language)
     return dictionary is not None and word.lower() in dictionary

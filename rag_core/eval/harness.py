@@ -63,6 +63,7 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
 
 
 async def evaluate(engine: Engine, rows: Sequence[GoldRow], *, progress: bool = True) -> list[RowResult]:
+    await engine.warm_up()  # latency is measured as a running server sees it, not the first question's load
     manifest = await engine.manifest()
     files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
     docs = {doc_id: record.meta for doc_id, record in manifest.documents.items()}

@@ -133,6 +133,10 @@ class _StubEngine:
     def __init__(self, fail: bool = False) -> None:
         self.fail = fail
         self.closed = False
+        self.warmed = False
+
+    async def warm_up(self) -> None:
+        self.warmed = True
 
     async def index_version(self) -> str:
         if self.fail:
@@ -170,6 +174,7 @@ async def test_core_service_warms_up_off_the_loop_and_reports_readiness(
             await service.index_version()
     else:
         assert await service.index_version() == "v42"
+    assert stub.warmed  # word lists and tokenizer loaded before the first question
     ok, detail = await service.ready()
     assert ok is (not fail)
     assert detail == ("index v42" if not fail else "the index is empty; run `benefitsbot ingest PATH` first")

@@ -749,3 +749,19 @@ async def test_question_text_is_logged_only_when_log_queries_is_on(
     assert records[0]["question"] == DEDUCTIBLE_Q
     assert records[0]["query_id"] == answer.query_id
     assert "alice.smith" not in caplog.text
+
+
+async def test_warm_up_loads_the_word_lists_and_tokenizer_before_the_first_question(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    from rag_core import spelling, tokens
+
+    spelling._dictionary.cache_clear()
+    tokens.encoding.cache_clear()
+    engine, _ = fixture_corpus.engine()
+    await engine.warm_up()
+    assert spelling._dictionary.cache_info().currsize == 2  # English and Spanish
+    assert tokens.encoding.cache_info().currsize == 1
+    misses = spelling._dictionary.cache_info().misses
+    await engine.answer(ROUGH_LEAVE_Q, token(["employees"]))
+    assert spelling._dictionary.cache_info().misses == misses  # the question loaded nothing new

@@ -39,3 +39,12 @@ async def test_a_missing_index_raises_index_unavailable_with_the_query_id(tmp_pa
     assert len(query_id) == 32
     assert any(query_id in record.getMessage() for record in caplog.records)  # the log line shares the reference
     assert all("deductible" not in record.getMessage() for record in caplog.records)  # no question text
+
+
+@pytest.mark.unit
+async def test_warm_up_before_any_ingest_leaves_the_error_to_readiness_and_questions(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    await engine.warm_up()  # no index yet: nothing to load, nothing raised
+    token = mint_token("k", subject="u", acl_groups=["employees"], state=None)
+    with pytest.raises(IndexUnavailable):
+        await engine.answer("What is the deductible?", token)
