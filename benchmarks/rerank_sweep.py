@@ -46,12 +46,17 @@ def first_hit(ranked: list[Candidate], sources: list[str], files: dict[str, str]
                  if matches(chunk_location(c.chunk_id, files), sources)), None)
 
 
-async def main() -> None:
+async def retrieve_from_argv() -> tuple[Engine, dict[str, str], Retrieved]:
+    """``GOLD DATA_DIR`` from the command line, retrieved (the benchmarks' shared entry)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("gold", type=Path)
     parser.add_argument("data_dir", type=Path)
     args = parser.parse_args()
-    engine, files, retrieved = await retrieve_gold(args.gold, args.data_dir)
+    return await retrieve_gold(args.gold, args.data_dir)
+
+
+async def main() -> None:
+    engine, files, retrieved = await retrieve_from_argv()
 
     rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]
     rerankers += [(f"lexical w={w} rrf={r} title={t}", LexicalDenseReranker(w, r, t))

@@ -12,15 +12,13 @@ be a per-question stage even if it helped.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
-from rerank_sweep import first_hit, retrieve_gold
+from rerank_sweep import first_hit, retrieve_from_argv
 
 from rag_core.embeddings.local import LocalEmbedder
 from rag_core.rerank import LexicalDenseReranker
@@ -119,11 +117,7 @@ def page_neighbours(base: list[float], candidates: Sequence[Candidate]) -> list[
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("gold", type=Path)
-    parser.add_argument("data_dir", type=Path)
-    args = parser.parse_args()
-    engine, files, retrieved = await retrieve_gold(args.gold, args.data_dir)
+    engine, files, retrieved = await retrieve_from_argv()
     vectors = Vectors()
     blend = LexicalDenseReranker()
     base_scores: list[list[float]] = []
