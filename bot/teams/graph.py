@@ -1,4 +1,5 @@
-"""Microsoft Graph, just enough of it: a user's groups (``memberOf``) and work state.
+"""Microsoft Graph, just enough of it: a user's groups (``memberOf``), whether they still hold
+some of them (``checkMemberGroups``), and work state.
 
 Token acquisition is a small injectable protocol: production uses MSAL client credentials
 (run in a thread, MSAL is synchronous and caches the token); tests use a static token against
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import aiohttp
@@ -74,18 +76,31 @@ class GraphClient:
             self._session = aiohttp.ClientSession(timeout=self._timeout)
         return self._session
 
-    async def _get(self, url: str) -> dict[str, Any]:
+    async def _request(self, method: str, url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {await self._tokens.token()}", "Accept": "application/json"}
         try:
-            async with self._http().get(url, headers=headers) as resp:
+            async with self._http().request(method, url, json=body, headers=headers) as resp:
                 if resp.status == 404:
                     raise GraphUserNotFound("user not found in the directory")
                 if resp.status >= 400:
-                    raise IdentityLookupError(f"Graph GET failed with HTTP {resp.status}")
+                    raise IdentityLookupError(f"Graph {method} failed with HTTP {resp.status}")
                 data: dict[str, Any] = await resp.json(content_type=None)
                 return data
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise IdentityLookupError(f"Graph unreachable: {type(exc).__name__}") from exc
+
+    async def still_member_of(self, object_id: str, group_ids: Sequence[str]) -> set[str]:
+        """Which of ``group_ids`` the user is still a member of, asked now (``checkMemberGroups``,
+        at most 20 ids per call)."""
+        if not is_object_id(object_id):
+            raise GraphUserNotFound("not an AAD object id")
+        held: set[str] = set()
+        ids = list(dict.fromkeys(group_ids))
+        for start in range(0, len(ids), 20):
+            page = await self._request("POST", f"{self._base}/users/{object_id}/checkMemberGroups",
+                                       {"groupIds": ids[start:start + 20]})
+            held.update(str(g) for g in page.get("value") or [])
+        return held
 
     async def member_of(self, object_id: str) -> list[tuple[str, str]]:
         """(object id, display name) of each group the user is a direct member of."""
@@ -96,7 +111,7 @@ class GraphClient:
         for _ in range(_MAX_PAGES):
             if url is None:
                 break
-            page = await self._get(url)
+            page = await self._request("GET", url)
             for item in page.get("value") or []:
                 if item.get("@odata.type", "#microsoft.graph.group") == "#microsoft.graph.group":
                     groups.append((str(item.get("id", "")), str(item.get("displayName") or "")))
@@ -106,7 +121,7 @@ class GraphClient:
     async def user_state(self, object_id: str) -> str | None:
         if not is_object_id(object_id):
             raise GraphUserNotFound("not an AAD object id")
-        data = await self._get(f"{self._base}/users/{object_id}?$select=id,state,usageLocation")
+        data = await self._request("GET", f"{self._base}/users/{object_id}?$select=id,state,usageLocation")
         state = data.get("state")
         return str(state) if state else None
 

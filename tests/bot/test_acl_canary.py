@@ -148,8 +148,8 @@ class TeamsPlatform:
     async def revoke(self, user: str, group: str) -> None:
         groups = [g for g in self.h.graph.users[OID[user]]["groups"] if g != AAD_GROUP[group]]
         self.h.graph.set_groups(OID[user], groups)
-        # Graph sends no event: the cached membership expires after GROUP_CACHE_TTL_S.
-        self.clock.now += self.h.parts.settings.group_cache_ttl_s + 1
+        # Graph sends no event and the cached membership has not expired: the per-question
+        # checkMemberGroups call is what must catch the revocation.
 
     def core_calls(self) -> int:
         return len(self.h.service.calls)

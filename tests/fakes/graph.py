@@ -1,4 +1,5 @@
-"""A local fake of Microsoft Graph: ``/users/{id}/memberOf`` and ``/users/{id}`` with a static token."""
+"""A local fake of Microsoft Graph: ``/users/{id}/memberOf``, ``/users/{id}/checkMemberGroups`` and
+``/users/{id}`` with a static token."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class FakeGraph(FakeService):
     def build(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/v1.0/users/{oid}/memberOf", self._member_of)
+        app.router.add_post("/v1.0/users/{oid}/checkMemberGroups", self._check_member_groups)
         app.router.add_get("/v1.0/users/{oid}", self._user)
         return app
 
@@ -65,6 +67,16 @@ class FakeGraph(FakeService):
         if skip + self.page_size < len(items):
             body["@odata.nextLink"] = f"{self.api_url}/users/{oid}/memberOf?$skip={skip + self.page_size}"
         return web.json_response(body)
+
+    async def _check_member_groups(self, request: web.Request) -> web.Response:
+        oid = request.match_info["oid"]
+        asked = (await request.json()).get("groupIds") or []
+        self.record("checkMemberGroups", {"user": oid, "groupIds": asked})
+        if (problem := self._check(request)) is not None:
+            return problem
+        if len(asked) > 20:  # Graph's limit per request
+            return web.json_response({"error": {"code": "Request_BadRequest"}}, status=400)
+        return web.json_response({"value": [g for g in asked if g in self.users[oid]["groups"]]})
 
     async def _user(self, request: web.Request) -> web.Response:
         oid = request.match_info["oid"]

@@ -150,3 +150,40 @@ async def test_graph_pages_are_followed(teams: TeamsHarness) -> None:
     await teams.drain()
     assert CANARIES["hr-admins"] in activity_text(teams.connector.messages()[0])
     assert len(teams.graph.calls_to("memberOf")) >= 3
+
+
+async def test_cached_groups_are_rechecked_with_graph_on_every_question(teams: TeamsHarness) -> None:
+    for _ in range(2):
+        await teams.post(teams.activity(EXEC, "canary code?"))
+        await teams.drain()
+    assert CANARIES["executives"] in activity_text(teams.connector.messages()[-1])
+    assert len(teams.graph.calls_to("memberOf")) == 1  # the membership list came from the cache...
+    checks = teams.graph.calls_to("checkMemberGroups")
+    assert len(checks) == 1  # ...but the second question asked Graph whether it still holds
+    assert AAD_GROUP["executives"] in checks[0].args["groupIds"]
+    assert AAD_GROUP["unmapped"] not in checks[0].args["groupIds"]  # only groups that grant access
+
+
+async def test_graph_outage_after_a_cached_lookup_fails_closed(teams: TeamsHarness) -> None:
+    await teams.post(teams.activity(EXEC, "canary code?"))
+    await teams.drain()
+    teams.graph.failing = True  # the cache still says "executive", Graph cannot confirm it
+    await teams.post(teams.activity(EXEC, "canary code?"))
+    await teams.drain()
+    text = activity_text(teams.connector.messages()[-1])
+    assert "Sorry, I can't answer right now" in text
+    assert CANARIES["executives"] not in text
+
+
+async def test_a_new_grant_waits_for_the_cache_a_revocation_does_not(teams: TeamsHarness) -> None:
+    await teams.post(teams.activity(EMP, "canary code?"))
+    await teams.drain()
+    teams.graph.set_groups(OID[EMP], [*teams.graph.users[OID[EMP]]["groups"], AAD_GROUP["executives"]])
+    await teams.post(teams.activity(EMP, "canary code?"))
+    await teams.drain()
+    assert CANARIES["executives"] not in activity_text(teams.connector.messages()[-1])  # within the TTL
+    assert teams.parts.teams is not None
+    await teams.parts.teams.directory.invalidate(OID[EMP])  # what TTL expiry does
+    await teams.post(teams.activity(EMP, "canary code?"))
+    await teams.drain()
+    assert CANARIES["executives"] in activity_text(teams.connector.messages()[-1])
