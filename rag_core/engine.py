@@ -317,6 +317,11 @@ class Engine:
         await asyncio.to_thread(encoding)
 
     async def close(self) -> None:
+        """Release the index and any component holding connections (OpenAI clients, Cohere session)."""
+        for component in (self.reranker, self.generator, self.embedder):
+            close = getattr(component, "close", None)
+            if close is not None:
+                await close()
         await self.index.close()
 
 

@@ -92,13 +92,20 @@ class CohereReranker:
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        """One pooled session for all questions (a new one per question would redo TLS each time)."""
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(timeout=self.timeout)
+        return self._session
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         if not candidates:
             return []
         body = {"model": self.model, "query": question, "documents": [c.content for c in candidates]}
         try:
-            async with aiohttp.ClientSession(timeout=self.timeout) as session, session.post(
+            async with self._http().post(
                 f"{self.base_url}/rerank", json=body, headers={"Authorization": f"Bearer {self.api_key}"}
             ) as response:
                 if response.status != 200:
@@ -111,3 +118,7 @@ class CohereReranker:
             candidate = candidates[int(item["index"])]
             ordered.append(candidate.model_copy(update={"rerank_score": float(item["relevance_score"])}))
         return ordered
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()

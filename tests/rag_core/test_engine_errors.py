@@ -48,3 +48,21 @@ async def test_warm_up_before_any_ingest_leaves_the_error_to_readiness_and_quest
     token = mint_token("k", subject="u", acl_groups=["employees"], state=None)
     with pytest.raises(IndexUnavailable):
         await engine.answer("What is the deductible?", token)
+
+
+@pytest.mark.unit
+async def test_close_releases_every_component_that_holds_connections(tmp_path: Path) -> None:
+    closed: list[str] = []
+
+    class ClosingGenerator(ExtractiveGenerator):
+        async def close(self) -> None:
+            closed.append("generator")
+
+    class ClosingEmbedder(HashEmbedder):
+        async def close(self) -> None:
+            closed.append("embedder")
+
+    settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(tmp_path), RBAC_SIGNING_KEY="k", _env_file=None)
+    engine = Engine(settings, EdgeIndex(tmp_path / "index"), ClosingEmbedder(), ClosingGenerator())
+    await engine.close()
+    assert closed == ["generator", "embedder"]

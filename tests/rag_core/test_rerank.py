@@ -75,7 +75,13 @@ async def cohere() -> Any:
 @pytest.mark.asyncio(loop_scope="session")
 async def test_cohere_orders_by_its_relevance_scores(cohere: tuple[FakeCohere, str]) -> None:
     fake, base_url = cohere
-    ranked = await CohereReranker("co-key", base_url=base_url).rerank("What is the PPO deductible?", CANDIDATES)
+    reranker = CohereReranker("co-key", base_url=base_url)
+    try:
+        ranked = await reranker.rerank("What is the PPO deductible?", CANDIDATES)
+        again = await reranker.rerank("What is the PPO deductible?", CANDIDATES)
+    finally:
+        await reranker.close()
+    assert [c.chunk_id for c in again] == [c.chunk_id for c in ranked]  # the pooled session is reused
     assert ranked[0].chunk_id == "plan_p2_c00" and ranked[0].rerank_score == 1.0
     authorization, body = fake.requests[0]
     assert authorization == "Bearer co-key" and body["query"] == "What is the PPO deductible?"
@@ -86,5 +92,9 @@ async def test_cohere_orders_by_its_relevance_scores(cohere: tuple[FakeCohere, s
 async def test_cohere_failure_keeps_the_fused_order(cohere: tuple[FakeCohere, str]) -> None:
     fake, base_url = cohere
     fake.status = 503
-    ranked = await CohereReranker("co-key", base_url=base_url).rerank("What is the PPO deductible?", CANDIDATES)
+    reranker = CohereReranker("co-key", base_url=base_url)
+    try:
+        ranked = await reranker.rerank("What is the PPO deductible?", CANDIDATES)
+    finally:
+        await reranker.close()
     assert [c.chunk_id for c in ranked] == [c.chunk_id for c in CANDIDATES]
