@@ -22,7 +22,7 @@ from rerank_sweep import first_hit, retrieve_from_argv
 
 from rag_core.embeddings.local import LocalEmbedder
 from rag_core.rerank import LexicalDenseReranker
-from rag_core.text import terms
+from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
 
 Signal = Callable[[str, Sequence[Candidate]], list[float]]
@@ -41,18 +41,9 @@ class Vectors:
             if kind == "mean":  # what ingestion stores: windows averaged
                 self._cache[key] = np.asarray(self.model.embed_documents_sync([text])[0])
             else:  # one vector per 64-word-piece window (half overlapping), for max-similarity
-                self._cache[key] = np.asarray(self.model.embed_documents_sync(_windows(self.model, text, 64)))
+                windows = self.model.windows(text, pieces=64, overlap=32)
+                self._cache[key] = np.asarray(self.model.embed_documents_sync(windows))
         return self._cache[key]
-
-
-def _windows(model: LocalEmbedder, text: str, size: int) -> list[str]:
-    ids = model._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
-    out = []
-    for start in range(0, max(1, len(ids)), size // 2):
-        out.append(model._tokenizer.decode(ids[start:start + size]))
-        if start + size >= len(ids):
-            break
-    return out
 
 
 def _heading(candidate: Candidate) -> str:
@@ -65,15 +56,10 @@ def _body(candidate: Candidate, keep_heading: bool) -> str:
     return f"{_heading(candidate)}\n{body}" if keep_heading else body
 
 
-def _idf(query: set[str], bags: Sequence[set[str] | Counter[str]]) -> dict[str, float]:
-    n = len(bags)
-    return {t: math.log(1 + n / (1 + sum(t in bag for bag in bags))) for t in query}
-
-
 def heading_coverage(query: str, candidates: Sequence[Candidate]) -> list[float]:
     """Share of the question's (IDF-weighted) words in the chunk's section heading."""
     asked = set(terms(query))
-    idf = _idf(asked, [set(terms(c.content)) for c in candidates])
+    idf = local_idf(asked, [set(terms(c.content)) for c in candidates])
     total = sum(idf.values()) or 1.0
     return [sum(idf[t] for t in asked & set(terms(_heading(c)))) / total for c in candidates]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
@@ -10,7 +9,7 @@ from typing import Protocol
 import aiohttp
 
 from rag_core.errors import BenefitsBotError
-from rag_core.text import terms
+from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
 
 
@@ -63,8 +62,7 @@ class LexicalDenseReranker:
         if not query or not candidates:
             return list(candidates)
         bags = [self._bag(c) for c in candidates]
-        n = len(bags)
-        idf = {t: math.log(1 + n / (1 + sum(t in bag for bag in bags))) for t in query}
+        idf = local_idf(query, bags)
         total = sum(idf.values()) or 1.0
         # Title words that tell the candidates' documents apart ("plus" vs "standard"), not the
         # ones every title shares.

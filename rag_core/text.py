@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Collection, Iterable
 
 STOPWORDS = frozenset("""
 a an the of and or to in on at for with by from as is are was were be been being do does did
@@ -64,3 +66,10 @@ def split_sentences(text: str) -> list[str]:
             continue
         out.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
     return out
+
+
+def local_idf(words: Iterable[str], bags: Collection[Collection[str]]) -> dict[str, float]:
+    """Smoothed IDF of ``words`` among ``bags`` (the candidates or sentences at hand, not the corpus):
+    a question word every candidate shares tells them apart less than one only a few contain."""
+    n = len(bags)
+    return {w: math.log(1 + n / (1 + sum(w in bag for bag in bags))) for w in words}

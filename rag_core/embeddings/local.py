@@ -60,19 +60,20 @@ class LocalEmbedder:
                 cls._shared = cls()
             return cls._shared
 
-    def windows(self, text: str) -> list[str]:
-        """Split ``text`` into pieces the model reads in full (overlapping by a few word pieces)."""
+    def windows(self, text: str, *, pieces: int | None = None, overlap: int | None = None) -> list[str]:
+        """Split ``text`` into pieces the model reads in full (overlapping by a few word pieces);
+        ``pieces``/``overlap`` ask for smaller windows than the model's."""
+        size = pieces or self.window_pieces
+        overlap = self.window_overlap if overlap is None else overlap
         ids: list[int] = self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
-        if len(ids) <= self.window_pieces:
+        if len(ids) <= size:
             return [text]
-        step = self.window_pieces - self.window_overlap
-        pieces: list[str] = []
-        for start in range(0, len(ids), step):
-            window = ids[start : start + self.window_pieces]
-            pieces.append(self._tokenizer.decode(window))
-            if start + self.window_pieces >= len(ids):
+        out: list[str] = []
+        for start in range(0, len(ids), size - overlap):
+            out.append(self._tokenizer.decode(ids[start : start + size]))
+            if start + size >= len(ids):
                 break
-        return pieces
+        return out
 
     def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
         owners: list[int] = []

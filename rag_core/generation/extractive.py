@@ -4,13 +4,12 @@ word of an official document."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
 from rag_core.conflicts import find_amount_conflicts
 from rag_core.generation.base import GenerationResult
-from rag_core.text import MONEY, NUMBER, split_sentences, terms
+from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
 from rag_core.types import Candidate
 
 _QUANTITY = re.compile(r"\b(how (much|many|long)|cost|amount|percent|limit|maximum|minimum|deductible|copay|"
@@ -82,8 +81,7 @@ class ExtractiveGenerator:
                     rows.append((sentence, chunk, set(terms(sentence))))
         if not rows:
             return []
-        n = len(rows)
-        idf = {t: math.log(1 + n / (1 + sum(t in bag for _, _, bag in rows))) for t in asked}
+        idf = local_idf(asked, [bag for _, _, bag in rows])
         total = sum(idf.values()) or 1.0
         wants_quantity = bool(_QUANTITY.search(question))
         needs_number = bool(_ASKS_AMOUNT.search(question))
