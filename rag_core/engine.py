@@ -17,7 +17,7 @@ from rag_core.access import AccessClaims, verify_token
 from rag_core.citations import CITATION, sentences, validate
 from rag_core.conflicts import AmountConflict, find_amount_conflicts
 from rag_core.context import select_context
-from rag_core.embeddings import EmbeddingProvider, build_embedder
+from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder, build_late_encoder
 from rag_core.errors import BenefitsBotError, GenerationFailed, IndexUnavailable
 from rag_core.generation import Generator, build_generator
 from rag_core.index import AccessFilter, VectorIndex, open_index
@@ -73,13 +73,13 @@ class Engine:
     manifest_ttl_s = 5.0
 
     def __init__(self, settings: CoreSettings, index: VectorIndex, embedder: EmbeddingProvider,
-                 generator: Generator, reranker: Reranker | None = None) -> None:
+                 generator: Generator, reranker: Reranker | None = None, late: TokenEncoder | None = None) -> None:
         self.settings = settings
         self.index = index
         self.embedder = embedder
         self.generator = generator
         self.reranker = reranker or build_reranker(settings)
-        self.retriever = HybridRetriever(index, embedder, candidates=settings.candidates)
+        self.retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
         self.cutoff = settings.cutoff_for(embedder.model_name)
         self.unknown_word_cutoff = settings.unknown_word_cutoff_for(embedder.model_name)
         self._manifest: Manifest | None = None
@@ -90,7 +90,8 @@ class Engine:
 
     @classmethod
     def from_settings(cls, settings: CoreSettings) -> Engine:
-        return cls(settings, open_index(settings), build_embedder(settings), build_generator(settings))
+        return cls(settings, open_index(settings), build_embedder(settings), build_generator(settings),
+                   late=build_late_encoder(settings))
 
     # -- index state -------------------------------------------------------------------------
     async def manifest(self) -> Manifest:
@@ -102,6 +103,7 @@ class Engine:
                 if manifest is None:
                     raise IndexUnavailable("the index is empty; run `benefitsbot ingest PATH` first")
                 manifest.require_model(self.embedder.model_name, self.embedder.dimension)
+                manifest.require_late_model(*self.retriever.late_model, writing=False)
                 if self._manifest is None or manifest.index_version != self._manifest.index_version:
                     # A re-ingest happened: new documents, new precedence, new vocabulary.
                     self._manifest = manifest
@@ -211,10 +213,10 @@ class Engine:
         query, unknown = self.rewrite(question, scope, history)
         trace.timed("rewrite", stage)
         stage = time.perf_counter()
-        vector = await self.retriever.embed(query)
+        vectors = await self.retriever.encode(query)
         trace.timed("embed", stage)
         stage = time.perf_counter()
-        trace.candidates = await self.retriever.retrieve(query, scope.access, query_vector=vector)
+        trace.candidates = await self.retriever.retrieve(query, scope.access, vectors=vectors)
         trace.timed("retrieve", stage)
 
         best = max((c.dense_score for c in trace.candidates), default=0.0)
