@@ -21,6 +21,7 @@ from rag_core.engine import Engine
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.edge import EdgeIndex
 from rag_core.ingest.pipeline import Ingestor, IngestSummary
+from rag_core.models import ColbertEncoder
 from rag_core.settings import CoreSettings
 from tests.rag_core.corpus_factory import write_corpus
 from tests.rag_core.spies import SpyGenerator, SpyIndex
@@ -74,6 +75,7 @@ class FixtureCorpus:
     data_dir: Path
     index: EdgeIndex
     embedder: LocalEmbedder
+    late: ColbertEncoder
     settings: CoreSettings
     summary: IngestSummary
 
@@ -84,7 +86,7 @@ class FixtureCorpus:
         spy = SpyIndex(self.index)
         settings = core_settings(self.data_dir, **settings_overrides) if settings_overrides else self.settings
         gen = generator if generator is not None else SpyGenerator(ExtractiveGenerator())
-        return Engine(settings, spy, self.embedder, gen), spy  # type: ignore[arg-type]
+        return Engine(settings, spy, self.embedder, gen, late=self.late), spy  # type: ignore[arg-type]
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
@@ -93,11 +95,12 @@ async def fixture_corpus(tmp_path_factory: pytest.TempPathFactory) -> AsyncItera
     corpus_dir = write_corpus(root / "corpus")
     data_dir = root / "data"
     embedder = LocalEmbedder.shared()
+    late = ColbertEncoder.shared()  # the default: token vectors stored, candidates rescored by MaxSim
     index = EdgeIndex(data_dir / "index")
-    summary = await Ingestor(index, embedder, progress=False).run(corpus_dir)
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(corpus_dir)
     assert summary.failed == [], summary.render()
     assert summary.ingested == summary.documents
-    yield FixtureCorpus(root, corpus_dir, data_dir, index, embedder, core_settings(data_dir), summary)
+    yield FixtureCorpus(root, corpus_dir, data_dir, index, embedder, late, core_settings(data_dir), summary)
     await index.close()
 
 

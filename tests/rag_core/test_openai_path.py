@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from rag_core.access import mint_token
-from rag_core.embeddings import build_embedder
 from rag_core.embeddings.openai_embedder import OpenAIEmbedder
 from rag_core.engine import Engine
 from rag_core.generation.openai_generator import OpenAIGenerator
@@ -54,7 +53,7 @@ async def engine(tmp_path: Path, fake_openai: FakeOpenAI) -> Engine:
         RBAC_SIGNING_KEY="k",
     )
     index = open_index(settings)
-    summary = await Ingestor(index, build_embedder(settings), progress=False).run(corpus)
+    summary = await Ingestor.from_settings(index, settings, progress=False).run(corpus)
     await index.close()
     assert summary.failed == [] and summary.chunks >= 1
     built = Engine.from_settings(settings)
