@@ -43,12 +43,9 @@ def to_candidate(point: ScoredPoint, query_vector: np.ndarray, query_tokens: int
     )
 
 
-@dataclass(frozen=True)
-class QueryVectors:
-    """What one question is searched with, computed once per question."""
-
-    dense: np.ndarray
-    late: list[list[float]] | None = None  # token vectors, when late interaction is on
+async def encode_query_tokens(encoder: TokenEncoder, text: str) -> list[list[float]]:
+    """A question's token vectors as the index scores them (the model runs off the event loop)."""
+    return token_vectors(await asyncio.to_thread(encoder.encode_query, text))
 
 
 @dataclass
@@ -66,25 +63,17 @@ class HybridRetriever:
     async def embed(self, query: str) -> np.ndarray:
         return np.asarray(await self.embedder.embed_query(query), dtype=np.float32)
 
-    async def tokens(self, query: str) -> list[list[float]] | None:
-        """The question's token vectors (None without a late encoder)."""
-        if self.late is None:
-            return None
-        return token_vectors(await asyncio.to_thread(self.late.encode_query, query))
-
-    async def encode(self, query: str, *, dense: np.ndarray | None = None) -> QueryVectors:
-        """Everything one question is searched with, computed once."""
-        return QueryVectors(dense if dense is not None else await self.embed(query), await self.tokens(query))
-
     async def retrieve(self, query: str, access: AccessFilter, *, query_vector: np.ndarray | None = None,
-                       vectors: QueryVectors | None = None) -> list[Candidate]:
-        """Candidates, best first: in MaxSim order with a late encoder, else in fused order.
+                       query_tokens: list[list[float]] | None = None) -> list[Candidate]:
+        """Candidates, best first: in MaxSim order with a token encoder, else in fused order. What the
+        caller already computed for this question (its vector, its token vectors) is not recomputed.
         ``access`` is required: there is no unfiltered search."""
         if not isinstance(access, AccessFilter):
             raise TypeError("retrieve() requires an AccessFilter")
-        if vectors is None:
-            vectors = await self.encode(query, dense=query_vector)
-        points = await self.index.hybrid_query(vectors.dense.tolist(), bm25_query(query), access,
-                                               limit=self.candidates, prefetch_limit=self.candidates,
-                                               late=vectors.late)
-        return [to_candidate(p, vectors.dense, len(vectors.late or ())) for p in points]
+        dense = query_vector if query_vector is not None else await self.embed(query)
+        tokens = query_tokens
+        if tokens is None and self.late is not None:
+            tokens = await encode_query_tokens(self.late, query)
+        points = await self.index.hybrid_query(dense.tolist(), bm25_query(query), access,
+                                               limit=self.candidates, prefetch_limit=self.candidates, late=tokens)
+        return [to_candidate(p, dense, len(tokens or ())) for p in points]

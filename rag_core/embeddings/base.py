@@ -21,6 +21,9 @@ class EmbeddingProvider(Protocol):
 
     async def embed_query(self, text: str) -> list[float]: ...
 
+    async def aclose(self) -> None:
+        """Release HTTP clients or model sessions; a no-op for providers that hold none."""
+
 
 @runtime_checkable
 class TokenEncoder(Protocol):

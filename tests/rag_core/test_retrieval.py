@@ -9,8 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from rag_core.index.base import token_vectors
+from rag_core.index.base import AccessFilter, token_vectors
 from rag_core.models import ColbertEncoder
+from rag_core.pipeline.query import EmbedStage
+from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.retrieval import HybridRetriever
 from tests.rag_core.conftest import FixtureCorpus, token
 from tests.rag_core.spies import SpyIndex
@@ -41,18 +43,30 @@ class CountingEncoder:
         return self.inner.encode_documents(texts)
 
 
+async def employee_access(fixture_corpus: FixtureCorpus) -> AccessFilter:
+    pipeline, _ = fixture_corpus.pipeline()
+    return (await pipeline.run_until("scope", QUESTIONS[0], token(["employees"]))).require_access()
+
+
+def retriever_of(fixture_corpus: FixtureCorpus, **kwargs: object) -> HybridRetriever:
+    pipeline, _ = fixture_corpus.pipeline(**kwargs)
+    stage = pipeline.stage("retrieve")
+    assert isinstance(stage, RetrieveStage)
+    return stage.retriever
+
+
 async def test_candidates_carry_maxsim_fused_and_dense_scores(fixture_corpus: FixtureCorpus) -> None:
-    engine, _ = fixture_corpus.engine()
-    access = engine.scope_for(QUESTIONS[0], token(["employees"])).access
+    retriever = retriever_of(fixture_corpus)
+    access = await employee_access(fixture_corpus)
     late = fixture_corpus.late
     for question in QUESTIONS:
-        candidates = await engine.retriever.retrieve(question, access)
+        candidates = await retriever.retrieve(question, access)
         assert len(candidates) > 5
         # MaxSim order, equal scores by chunk id.
         keys = [(-(c.late_score or 0.0), c.chunk_id) for c in candidates]
         assert keys == sorted(keys), question
         query = np.asarray(token_vectors(late.encode_query(question)))
-        dense = np.asarray(await engine.retriever.embed(question))
+        dense = np.asarray(await retriever.embed(question))
         for candidate in candidates:
             # late_score: MaxSim of the stored (float16) token vectors, per question token.
             document = np.asarray(token_vectors(late.encode_documents([candidate.content])[0]))
@@ -60,7 +74,7 @@ async def test_candidates_carry_maxsim_fused_and_dense_scores(fixture_corpus: Fi
                                                          abs=2e-3), candidate.chunk_id
             assert -1.0 <= candidate.late_score <= 1.0
             # dense_score: still the cosine to the question (the gate's input); fused: an RRF score.
-            chunk = np.asarray((await engine.embedder.embed_documents([candidate.content]))[0])
+            chunk = np.asarray((await fixture_corpus.embedder.embed_documents([candidate.content]))[0])
             assert candidate.dense_score == pytest.approx(float(chunk @ dense), abs=1e-4)
             assert 0.0 < candidate.fused_score <= 2 / 61
         fused = sorted(candidates, key=lambda c: -c.fused_score)
@@ -68,13 +82,15 @@ async def test_candidates_carry_maxsim_fused_and_dense_scores(fixture_corpus: Fi
 
 
 async def test_a_question_is_encoded_once_and_sent_with_its_token_vectors(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     counting = CountingEncoder(fixture_corpus.late)
-    engine.retriever.late = counting
+    embed, retrieve = pipeline.stage("embed"), pipeline.stage("retrieve")
+    assert isinstance(embed, EmbedStage) and isinstance(retrieve, RetrieveStage)
+    embed.late = retrieve.retriever.late = counting
     for question in QUESTIONS:
         counting.queries.clear()
         spy.queries.clear()
-        answer = await engine.answer(question, token(["employees"]))
+        answer = await pipeline.answer(question, token(["employees"]))
         assert not answer.abstained, question
         assert len(counting.queries) == 1  # one question, one encoding
         (query,) = spy.queries
@@ -83,8 +99,7 @@ async def test_a_question_is_encoded_once_and_sent_with_its_token_vectors(fixtur
 
 
 async def test_retrieval_without_a_token_encoder_keeps_the_fused_order(fixture_corpus: FixtureCorpus) -> None:
-    engine, _ = fixture_corpus.engine()
-    access = engine.scope_for(QUESTIONS[0], token(["employees"])).access
+    access = await employee_access(fixture_corpus)
     plain = HybridRetriever(SpyIndex(fixture_corpus.index), fixture_corpus.embedder)  # type: ignore[arg-type]
     candidates = await plain.retrieve(QUESTIONS[0], access)
     assert candidates and all(c.late_score is None for c in candidates)

@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 import qdrant_edge as qe
 
-from rag_core.engine import Engine
 from rag_core.errors import IndexModelMismatch
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.base import LATE, token_vectors
 from rag_core.index.edge import EdgeIndex
-from rag_core.ingest.manifest import Manifest
-from rag_core.ingest.pipeline import Ingestor, IngestSummary, load_manifest
+from rag_core.index.manifest import Manifest, load_manifest
+from rag_core.ingest.pipeline import Ingestor, IngestSummary
+from rag_core.pipeline import build_pipeline
+from rag_core.retrieval import HybridRetriever
 from tests.fakes.embedder import HashEmbedder, HashTokenEncoder
 from tests.rag_core.conftest import core_settings, token
 from tests.rag_core.ingest.test_pipeline import EVERYONE, make_corpus
@@ -29,7 +30,7 @@ async def ingest(index_dir: Path, corpus: Path, late: Any | None) -> IngestSumma
     try:
         return await Ingestor(index, HashEmbedder(), late=late, progress=False).run(corpus)
     finally:
-        await index.close()
+        await index.aclose()
 
 
 def stored(index: EdgeIndex) -> dict[str, tuple[str, Any]]:
@@ -59,7 +60,7 @@ async def test_every_chunk_carries_its_token_vectors(tmp_path: Path) -> None:
         assert manifest is not None
         assert (manifest.late_model, manifest.late_dimension) == (encoder.model_name, encoder.dimension)
     finally:
-        await index.close()
+        await index.aclose()
 
 
 async def test_an_index_without_token_vectors_stores_none(tmp_path: Path) -> None:
@@ -70,7 +71,7 @@ async def test_an_index_without_token_vectors_stores_none(tmp_path: Path) -> Non
         manifest = await load_manifest(index)
         assert manifest is not None and manifest.late_model is None
     finally:
-        await index.close()
+        await index.aclose()
 
 
 @pytest.mark.parametrize(("built_with", "then"), [
@@ -84,7 +85,7 @@ async def test_ingest_refuses_to_mix_token_vectors(tmp_path: Path, built_with: A
     (corpus / "dental.md").write_text("# Dental Plan 2026\n\nChanged text.\n", encoding="utf-8")
     before = EdgeIndex(tmp_path / "index")
     points_before = stored(before)
-    await before.close()
+    await before.aclose()
     with pytest.raises(IndexModelMismatch, match="LATE_INTERACTION=") as raised:
         await ingest(tmp_path / "index", corpus, then)
     assert "re-ingest into a fresh data dir" in str(raised.value)
@@ -97,26 +98,28 @@ async def test_ingest_refuses_to_mix_token_vectors(tmp_path: Path, built_with: A
 
 async def test_a_question_with_late_interaction_on_an_index_without_vectors_is_refused(tmp_path: Path) -> None:
     await ingest(tmp_path / "data" / "index", make_corpus(tmp_path / "corpus"), None)
-    settings = core_settings(tmp_path / "data")
     index = EdgeIndex(tmp_path / "data" / "index")
-    engine = Engine(settings, index, HashEmbedder(), ExtractiveGenerator(), late=HashTokenEncoder())
+    pipeline = build_pipeline(core_settings(tmp_path / "data"), index=index, embedder=HashEmbedder(),
+                              generator=ExtractiveGenerator(), late=HashTokenEncoder())
     try:
         with pytest.raises(IndexModelMismatch, match="no token vectors"):
-            await engine.answer("What is the orthodontia lifetime maximum?", token(["employees"]))
+            await pipeline.answer("What is the orthodontia lifetime maximum?", token(["employees"]))
     finally:
-        await engine.close()
+        await pipeline.aclose()
 
 
 async def test_an_index_with_vectors_still_serves_without_late_interaction(tmp_path: Path) -> None:
     await ingest(tmp_path / "data" / "index", make_corpus(tmp_path / "corpus"), HashTokenEncoder())
     index = EdgeIndex(tmp_path / "data" / "index")
-    engine = Engine(core_settings(tmp_path / "data", SIMILARITY_CUTOFF=0.1), index, HashEmbedder(),
-                    ExtractiveGenerator(), late=None)
+    settings = core_settings(tmp_path / "data", SIMILARITY_CUTOFF=0.1, LATE_INTERACTION="none")
+    pipeline = build_pipeline(settings, index=index, embedder=HashEmbedder(), generator=ExtractiveGenerator())
     try:
-        candidates = await engine.retriever.retrieve("orthodontia lifetime maximum", EVERYONE)
+        answer = await pipeline.answer("What is the orthodontia lifetime maximum?", token(["employees"]))
+        assert not answer.abstained and "$1,500" in answer.answer
+        candidates = await HybridRetriever(index, HashEmbedder()).retrieve("orthodontia lifetime maximum", EVERYONE)
         assert candidates and all(c.late_score is None for c in candidates)
     finally:
-        await engine.close()
+        await pipeline.aclose()
 
 
 def test_a_manifest_from_before_token_vectors_reads_as_without_them() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_core.errors import IndexModelMismatch
+from rag_core.index.base import VectorIndex
 from rag_core.types import DocumentMeta
 
 SCHEMA = 1
@@ -108,3 +109,8 @@ class Manifest:
             f"the index was built with {built} for the late-interaction rerank but the configured late-interaction "
             f"model is {wanted}; re-ingest into a fresh data dir (or collection) with this setting, "
             f"or set LATE_INTERACTION={'colbert' if self.late_model else 'none'}")
+
+async def load_manifest(index: VectorIndex) -> Manifest | None:
+    """The manifest stored with ``index``, or None for an index nobody has ingested into yet."""
+    raw = await index.read_meta()
+    return Manifest.from_json(raw) if raw else None
