@@ -79,9 +79,9 @@ class LateBackends:
         return (await self.edge.hybrid_query(dense, sparse, access, **kwargs),  # type: ignore[arg-type]
                 await self.server.hybrid_query(dense, sparse, access, **kwargs))  # type: ignore[arg-type]
 
-    async def close(self) -> None:
-        await self.edge.close()
-        await self.server.close()
+    async def aclose(self) -> None:
+        await self.edge.aclose()
+        await self.server.aclose()
 
 
 async def open_late_backends(directory: Path, points: list[IndexPoint]) -> LateBackends:
@@ -97,7 +97,7 @@ async def open_late_backends(directory: Path, points: list[IndexPoint]) -> LateB
 async def late_backends(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LateBackends]:
     opened = await open_late_backends(tmp_path_factory.mktemp("late") / "index", with_tokens(make_points()))
     yield opened
-    await opened.close()
+    await opened.aclose()
 
 
 async def assert_late_congruent(b: LateBackends, access: AccessFilter, text: str, seed: int, label: str, *,
@@ -209,7 +209,7 @@ async def test_equal_maxsim_scores_are_ordered_by_chunk_id(tmp_path: Path) -> No
         keys = [(-(h.late_score or 0.0), h.payload["chunk_id"]) for h in hits]
         assert keys == sorted(keys)
     finally:
-        await b.close()
+        await b.aclose()
 
 
 async def test_updates_and_deletes_stay_congruent(tmp_path: Path) -> None:
@@ -231,7 +231,7 @@ async def test_updates_and_deletes_stay_congruent(tmp_path: Path) -> None:
             hits = await assert_late_congruent(b, FILTERS["many-groups"], text, n, f"after update: {text!r}")
             assert not {h.point_id for h in hits} & set(gone)
     finally:
-        await b.close()
+        await b.aclose()
 
 
 async def test_an_index_without_token_vectors_refuses_a_late_query(tmp_path: Path) -> None:
@@ -248,5 +248,5 @@ async def test_an_index_without_token_vectors_refuses_a_late_query(tmp_path: Pat
                 await index.hybrid_query(dense, sparse, FILTERS["many-groups"], limit=5, prefetch_limit=5,
                                          late=query_tokens("dental"))
     finally:
-        await edge.close()
-        await server.close()
+        await edge.aclose()
+        await server.aclose()

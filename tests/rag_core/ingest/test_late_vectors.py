@@ -93,7 +93,7 @@ async def test_ingest_refuses_to_mix_token_vectors(tmp_path: Path, built_with: A
     try:
         assert stored(after).keys() == points_before.keys()  # nothing written
     finally:
-        await after.close()
+        await after.aclose()
 
 
 async def test_a_question_with_late_interaction_on_an_index_without_vectors_is_refused(tmp_path: Path) -> None:
