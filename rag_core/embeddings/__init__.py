@@ -17,4 +17,4 @@ def build_embedder(settings: CoreSettings) -> EmbeddingProvider:
         return OpenAIEmbedder.from_settings(settings)
     from rag_core.embeddings.local import LocalEmbedder
 
-    return LocalEmbedder.shared()
+    return LocalEmbedder.shared(settings.local_model_threads)
