@@ -451,7 +451,7 @@ def test_eval_cli_json_and_details(
     )
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["model"] == "all-MiniLM-L6-v2"
+    assert report["model"] == "bge-small-en-v1.5"
     assert 0.1 <= report["chosen"]["cutoff"] <= 0.95
     assert report["answerable"] == 4 and report["unanswerable"] == 2
     assert plot.read_bytes()[:4] == b"\x89PNG"
