@@ -45,6 +45,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "SIMILARITY_CUTOFF": None,
         "UNKNOWN_WORD_CUTOFF": None,
         "RERANKER": "auto",
+        "LATE_INTERACTION": "colbert",
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,
         "RETRIEVAL_TOP_K": 10,

@@ -27,6 +27,14 @@ async def test_fused_order_is_kept() -> None:
 
 
 @pytest.mark.unit
+async def test_the_lexical_blend_can_weigh_the_maxsim_score() -> None:
+    """late_weight adds the MaxSim score (per question token) to the blend: a large weight follows it."""
+    scored = [c.model_copy(update={"late_score": 0.9 - 0.1 * i}) for i, c in enumerate(reversed(CANDIDATES))]
+    ranked = await LexicalDenseReranker(late_weight=100.0).rerank("What is the PPO deductible?", scored)
+    assert [c.chunk_id for c in ranked] == [c.chunk_id for c in scored]
+
+
+@pytest.mark.unit
 async def test_lexical_blend_lifts_the_chunk_that_names_what_was_asked() -> None:
     ranked = await LexicalDenseReranker().rerank("What is the PPO deductible?", CANDIDATES)
     assert ranked[0].chunk_id == "plan_p2_c00"
@@ -36,7 +44,10 @@ async def test_lexical_blend_lifts_the_chunk_that_names_what_was_asked() -> None
 
 @pytest.mark.unit
 def test_the_reranker_is_chosen_by_settings() -> None:
-    assert isinstance(build_reranker(CoreSettings(_env_file=None)), LexicalDenseReranker)
+    # The default keeps the index's MaxSim order (late interaction on); without it, the lexical blend.
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, LATE_INTERACTION="colbert")), FusedOrder)
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, LATE_INTERACTION="none")), LexicalDenseReranker)
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, RERANKER="lexical")), LexicalDenseReranker)
     assert isinstance(build_reranker(CoreSettings(_env_file=None, RERANKER="none")), FusedOrder)
     assert isinstance(build_reranker(CoreSettings(_env_file=None, COHERE_API_KEY="co-key")), CohereReranker)
 
