@@ -22,7 +22,8 @@ from rag_core.index.edge import late_params
 
 
 def size_of(directory: Path) -> int:
-    return sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
+    """Allocated bytes, as `du` counts them (Qdrant's preallocated mmap chunks are mostly sparse)."""
+    return sum(f.stat().st_blocks * 512 for f in directory.rglob("*") if f.is_file())
 
 
 def read_points(shard_dir: Path) -> list[Any]:
