@@ -153,7 +153,8 @@ async def main() -> None:
     rows += [(f"    lexical w={w} + MaxSim x{m}", late, LexicalDenseReranker(weight=w, late_weight=m))
              for w in (0.1, 0.2) for m in (1.0, 2.0)]
     rows += [(f"    MaxSim + dense x{d}", late, LateDense(d)) for d in (0.25, 0.5, 1.0)]
-    rows += [("    RRF(MaxSim rank, lexical blend rank)", late, RankFusion(LexicalDenseReranker()))]
+    rows += [("    RRF(MaxSim rank, lexical blend rank)", late, RankFusion(LexicalDenseReranker())),
+             ("    RRF(MaxSim rank, fused RRF rank)", late, RankFusion(ByScore("rrf", "fused_score")))]
     print(f"{args.gold} ({len(late)} answerable rows with sources), data dir {args.data_dir}")
     for name, retrieved, reranker in rows:
         print(f"{name:44} {(await score(reranker, retrieved, files)).render()}")
