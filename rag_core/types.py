@@ -69,6 +69,7 @@ class Candidate(BaseModel):
     dense_score: float = 0.0  # cosine similarity to the question; what the gate looks at
     rerank_score: float | None = None
     anchor: str | None = None
+    token_count: int | None = None  # cl100k tokens, counted at ingest
 
     def link(self) -> str:
         """A link to the cited page (PDF) or section (markdown)."""
