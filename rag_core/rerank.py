@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Protocol
-
-import aiohttp
+from typing import TYPE_CHECKING, Protocol
 
 from rag_core.errors import BenefitsBotError
 from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
+
+if TYPE_CHECKING:  # aiohttp costs ~0.3 s to import; only the Cohere path needs it, so it loads there
+    import aiohttp
 
 
 @lru_cache(maxsize=4096)
@@ -99,18 +100,24 @@ class CohereReranker:
         self.api_key = api_key
         self.model = model
         self.base_url = base_url.rstrip("/")
+        import aiohttp
+
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
         self._session: aiohttp.ClientSession | None = None
 
     def _http(self) -> aiohttp.ClientSession:
         """One pooled session for all questions (a new one per question would redo TLS each time)."""
         if self._session is None or self._session.closed:
+            import aiohttp
+
             self._session = aiohttp.ClientSession(timeout=self.timeout)
         return self._session
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         if not candidates:
             return []
+        import aiohttp
+
         body = {"model": self.model, "query": question, "documents": [c.content for c in candidates]}
         try:
             async with self._http().post(

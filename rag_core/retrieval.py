@@ -37,6 +37,7 @@ def to_candidate(point: ScoredPoint, query_vector: np.ndarray, query_tokens: int
         source_uri=payload["source_uri"],
         acl_groups=list(payload["acl_groups"]),
         anchor=payload.get("anchor"),
+        token_count=payload.get("token_count"),
         fused_score=point.fused_score,
         dense_score=dense,
         late_score=late,

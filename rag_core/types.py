@@ -70,6 +70,7 @@ class Candidate(BaseModel):
     late_score: float | None = None  # ColBERT MaxSim per question token (late interaction on), in [-1, 1]
     rerank_score: float | None = None
     anchor: str | None = None
+    token_count: int | None = None  # cl100k tokens, counted at ingest
 
     def link(self) -> str:
         """A link to the cited page (PDF) or section (markdown)."""
