@@ -22,7 +22,7 @@ from typing import Any
 from rag_core.eval.gold import chunk_location, load_gold, matches
 from rag_core.eval.harness import token_for
 from rag_core.pipeline import Pipeline, build_pipeline
-from rag_core.rerank import FusedOrder, LexicalDenseReranker, Reranker
+from rag_core.rerank import FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 
@@ -96,22 +96,6 @@ class ByScore:
         return None
 
 
-class LateDense:
-    """MaxSim per question token plus a share of the dense cosine."""
-
-    name = "late+dense"
-
-    def __init__(self, dense_weight: float) -> None:
-        self.dense_weight = dense_weight
-
-    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
-        return sorted(candidates, key=lambda c: (-((c.late_score or 0.0) + self.dense_weight * c.dense_score),
-                                                 c.chunk_id))
-
-    async def aclose(self) -> None:
-        return None
-
-
 class RankFusion:
     """RRF of two orders of the same candidates (k=60): the index's MaxSim order and another reranker's."""
 
@@ -152,7 +136,8 @@ async def main() -> None:
              for r in (0.05, 0.1, 0.2)]
     rows += [(f"    lexical w={w} + MaxSim x{m}", late, LexicalDenseReranker(weight=w, late_weight=m))
              for w in (0.1, 0.2) for m in (1.0, 2.0)]
-    rows += [(f"    MaxSim + dense x{d}", late, LateDense(d)) for d in (0.25, 0.5, 1.0)]
+    rows += [(f"    MaxSim + dense x{d}" + (" (default)" if d == 0.25 else ""), late, LateDenseBlend(d))
+             for d in (0.1, 0.25, 0.5, 1.0)]
     rows += [("    RRF(MaxSim rank, lexical blend rank)", late, RankFusion(LexicalDenseReranker())),
              ("    RRF(MaxSim rank, fused RRF rank)", late, RankFusion(ByScore("rrf", "fused_score")))]
     print(f"{args.gold} ({len(late)} answerable rows with sources), data dir {args.data_dir}")

@@ -39,6 +39,26 @@ class FusedOrder:
         return None
 
 
+class LateDenseBlend:
+    """The MaxSim score (per question token) plus a share of the dense cosine: token-level matching
+    first, the whole-chunk similarity as a tie-breaker between near-equal MaxSim scores (they cluster
+    within a few hundredths). Ties by chunk id, as the index breaks them. The weight was picked on
+    Contoso and checked on corpus/ (benchmarks/README.md, "Late interaction")."""
+
+    name = "late"
+
+    def __init__(self, dense_weight: float = 0.25) -> None:
+        self.dense_weight = dense_weight
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        rescored = [c.model_copy(update={"rerank_score": (c.late_score or 0.0) + self.dense_weight * c.dense_score})
+                    for c in candidates]
+        return sorted(rescored, key=lambda c: (-(c.rerank_score or 0.0), c.chunk_id))
+
+    async def aclose(self) -> None:
+        return None
+
+
 class LexicalDenseReranker:
     """Cosine similarity blended with how much of the question's vocabulary a chunk covers
     (weighted by rarity among the candidates), optionally a little of the fused rank, and whether the
