@@ -17,7 +17,15 @@ from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
 from rag_core.pipeline.scope import ScopeStage
 from rag_core.pipeline.validate import AmountConflictStage, ValidateStage
-from rag_core.rerank import CohereReranker, FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
+from rag_core.rerank import (
+    BestWindow,
+    CohereReranker,
+    CrossEncoderRerank,
+    FusedOrder,
+    LateDenseBlend,
+    LexicalDenseReranker,
+    Reranker,
+)
 from rag_core.retrieval import HybridRetriever
 from rag_core.settings import CoreSettings
 
@@ -29,6 +37,14 @@ def build_reranker(settings: CoreSettings) -> Reranker:
         return CohereReranker(settings.cohere_api_key.get_secret_value())
     if choice == "none":
         return FusedOrder()
+    if choice == "cross":
+        from rag_core.models.cross import CrossEncoder  # loads onnxruntime; only this choice needs it here
+
+        # The base order is MaxSim + cosine with late interaction on, else the lexical blend.
+        base: Reranker = LateDenseBlend() if settings.late_interaction != "none" else LexicalDenseReranker()
+        window = settings.cross_rerank_window
+        return CrossEncoderRerank(CrossEncoder.shared(settings.local_model_threads), top_n=settings.cross_rerank_top_n,
+                                  window=BestWindow(window, max(window // 4, 1)), base=base)
     if choice == "late" or (choice == "auto" and settings.late_interaction != "none"):
         # Over the index's MaxSim order: MaxSim + 0.25 x cosine raises MRR on both sets, the lexical
         # blend lowers it on both (benchmarks/README.md, "Late interaction").
