@@ -63,6 +63,9 @@ def parse_argv() -> argparse.Namespace:
     parser.add_argument("gold", type=Path)
     parser.add_argument("data_dir", type=Path)
     parser.add_argument("--cross", action="store_true", help="add the cross-encoder rows (slow)")
+    parser.add_argument("--windows", default="96,128,192,first128", help="window pieces; firstN: no selection")
+    parser.add_argument("--top", default="5,8,10,15", help="how many of the MaxSim + cosine order are read")
+    parser.add_argument("--weights", default="0,1,4,16", help="weights of the base score in the blend")
     return parser.parse_args()
 
 
@@ -159,16 +162,21 @@ def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
 
 
-async def cross_rows(retrieved: Retrieved, files: dict[str, str]) -> None:
+def window_of(spec: str) -> BestWindow:
+    if spec.startswith("first"):
+        return FirstWindow(int(spec.removeprefix("first")))
+    return BestWindow(int(spec), int(spec) // 4)
+
+
+async def cross_rows(retrieved: Retrieved, files: dict[str, str], args: argparse.Namespace) -> None:
     scorer = TimedScorer(CrossEncoder.shared(threads=1))
-    windows = {"96": BestWindow(96, 24), "128": BestWindow(128, 32), "192": BestWindow(192, 48),
-               "128 first (no selection)": FirstWindow(128)}
-    for label, window in windows.items():
-        for top_n in (5, 8, 10, 15):
+    for label in args.windows.split(","):
+        window = window_of(label)
+        for top_n in (int(n) for n in args.top.split(",")):
             costs: list[tuple[float, float]] = []
-            for weight in (0.0, 1.0, 2.0, 4.0):
+            for weight in (float(w) for w in args.weights.split(",")):
                 reranker = CrossEncoderRerank(scorer, top_n=top_n, window=window, base_weight=weight)  # type: ignore[arg-type]
-                print(f"    cross top {top_n:2} window {label:24} + base x{weight:<3} "
+                print(f"    cross top {top_n:2} window {label:9} + base x{weight:<4} "
                       f"{(await score(reranker, retrieved, files)).render()}", flush=True)
                 if not costs:
                     for _, query, candidates in retrieved:
@@ -212,7 +220,7 @@ async def main() -> None:
     for name, retrieved, reranker in rows:
         print(f"{name:44} {(await score(reranker, retrieved, files)).render()}")
     if args.cross:
-        await cross_rows(late, files)
+        await cross_rows(late, files, args)
 
 
 if __name__ == "__main__":

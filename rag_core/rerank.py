@@ -210,7 +210,7 @@ class CrossEncoderRerank:
 
     name = "cross"
 
-    def __init__(self, scorer: PairScorer, *, top_n: int = 8, window: BestWindow | None = None,
+    def __init__(self, scorer: PairScorer, *, top_n: int = 10, window: BestWindow | None = None,
                  base: Reranker | None = None, base_weight: float = 0.0) -> None:
         self.scorer = scorer
         self.top_n = top_n

@@ -67,7 +67,7 @@ class CoreSettings(BaseSettings):
     reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | late | cross | lexical | cohere
     # RERANKER=cross: how many of the MaxSim + cosine order the cross-encoder reads, and how many word
     # pieces of each chunk's body (the best-matching window) it reads with the title and heading.
-    cross_rerank_top_n: int = Field(default=8, ge=1, le=30, alias="CROSS_RERANK_TOP_N")
+    cross_rerank_top_n: int = Field(default=10, ge=1, le=30, alias="CROSS_RERANK_TOP_N")
     cross_rerank_window: int = Field(default=128, ge=32, le=480, alias="CROSS_RERANK_WINDOW")
     # Token vectors stored with every chunk; the fused candidates are rescored by MaxSim inside Qdrant.
     late_interaction: Literal["colbert", "none"] = Field(default="colbert", alias="LATE_INTERACTION")
