@@ -77,5 +77,8 @@ class LocalEmbedder:
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         return await asyncio.to_thread(self.embed_documents_sync, list(texts))
 
+    async def aclose(self) -> None:
+        """The model is shared by the process (``shared()``) and holds no connection."""
+
     async def embed_query(self, text: str) -> list[float]:
         return await asyncio.to_thread(self.embed_query_sync, text)
