@@ -245,7 +245,8 @@ class Engine:
         trace.timed("generate", stage)
 
         stage = time.perf_counter()
-        checked = validate(generated.text, [c.chunk_id for c in trace.context], [c.source_uri for c in trace.context])
+        checked = validate(generated.text, [c.chunk_id for c in trace.context], [c.source_uri for c in trace.context],
+                           link_hosts=[self.settings.hr_contact_url])
         notices: list[str] = []
         abstain = checked.rejected
         if abstain is None:
