@@ -65,7 +65,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         index = open_index(settings)
         try:
             ingestor = Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                chunk_overlap=settings.chunk_overlap, progress=not args.no_progress)
+                                chunk_overlap=settings.chunk_overlap, link_hosts=settings.link_hosts,
+                                progress=not args.no_progress)
             summary = await ingestor.run(args.path)
         finally:
             await index.close()

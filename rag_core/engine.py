@@ -246,7 +246,7 @@ class Engine:
 
         stage = time.perf_counter()
         checked = validate(generated.text, [c.chunk_id for c in trace.context], [c.source_uri for c in trace.context],
-                           link_hosts=[self.settings.hr_contact_url])
+                           link_hosts=self.settings.link_hosts)
         notices: list[str] = []
         abstain = checked.rejected
         if abstain is None:

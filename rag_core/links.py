@@ -54,6 +54,25 @@ def _psl() -> object:
     return PublicSuffixList(only_icann=True)
 
 
+@lru_cache(maxsize=1)
+def _psl_with_private() -> object:
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+def site_of(host: str) -> str:
+    """The registrable domain (organisation) of ``host``: ``hr.fabrikam.example`` -> ``fabrikam.example``.
+    The Public Suffix List's private section keeps tenants of shared hosts apart
+    (``a.github.io`` and ``b.github.io`` are two sites)."""
+    host = normalise_host(host)
+    site = _psl_with_private().privatesuffix(host, accept_unknown=False)  # type: ignore[attr-defined]
+    if site:
+        return str(site)
+    labels = host.split(".")
+    return ".".join(labels[-2:]) if len(labels) >= 2 and labels[-1] in _RESERVED_TLDS else host
+
+
 def normalise_host(host: str) -> str:
     host = unicodedata.normalize("NFKC", host).lower()
     host = re.sub(_DOT, ".", host).strip(".")
@@ -76,7 +95,7 @@ def host_of(url: str) -> str:
     what follows the last ``@`` of the authority), lower-cased; "" when there is none."""
     rest = url.split(":", 1)[1] if _SCHEME.match(url) else url
     rest = rest.lstrip("/\\")
-    authority = re.split(r"[/\\?#]", rest, maxsplit=1)[0]
+    authority = re.split(r"[/\\?#,;!'\"<>()\s]", rest, maxsplit=1)[0]
     host = authority.rsplit("@", 1)[-1]
     if host.startswith("["):
         return host.split("]", 1)[0].strip("[").lower()
@@ -106,16 +125,21 @@ class LinkPolicy:
                 hosts.add(host)
         return cls(frozenset(hosts))
 
-    def foreign_hosts(self, text: str) -> list[str]:
+    def widened_to_sites(self) -> LinkPolicy:
+        """The same list with each host widened to its organisation's domain (for judging whether a
+        document links outside its organisation, never for what is shown to users)."""
+        return LinkPolicy(frozenset(site_of(h) for h in self.allowed_hosts))
+
+    def foreign_hosts(self, text: str, *, emails: bool = True) -> list[str]:
         """Every host mentioned in ``text`` (in any form) that is not allowed; "javascript:" and
-        the like are reported by their scheme."""
+        the like are reported by their scheme. ``emails=False`` leaves plain e-mail addresses out."""
         found: list[str] = []
         text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
         for run in _RUN.finditer(text):
-            found.extend(h for h in self._run_offences(run.group(0)) if h not in found)
+            found.extend(h for h in self._run_offences(run.group(0), emails=emails) if h not in found)
         return found
 
-    def _run_offences(self, run: str) -> list[str]:
+    def _run_offences(self, run: str, *, emails: bool = True) -> list[str]:
         """The disallowed hosts one run mentions."""
         offences: list[str] = []
         for match in _DANGEROUS_SCHEME.finditer(run):
@@ -132,8 +156,8 @@ class LinkPolicy:
                 continue
             if not host or not _allowed(host, self.allowed_hosts):
                 offences.append(host or scheme + ":")
-        emails = list(_EMAIL.finditer(run))
-        for match in emails:
+        addresses = list(_EMAIL.finditer(run))
+        for match in addresses if emails else ():
             domain = normalise_host(match.group(1))
             if is_domain(domain) and not _mail_allowed(domain, self.allowed_hosts):
                 offences.append(domain)
@@ -143,7 +167,7 @@ class LinkPolicy:
                 offences.append(host)
         for match in _DOMAIN.finditer(run):
             inside = any(start <= match.start() < end for start, end in paths)
-            if inside or any(e.start() <= match.start() < e.end() for e in emails):
+            if inside or any(e.start() <= match.start() < e.end() for e in addresses):
                 continue
             name = normalise_host(match.group(0))
             if not is_domain(name):

@@ -164,7 +164,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
             index = open_index(settings)
             summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                    chunk_overlap=settings.chunk_overlap,
+                                    chunk_overlap=settings.chunk_overlap, link_hosts=settings.link_hosts,
                                     progress=not args.no_progress).run(args.corpus)
             await index.close()
             print(summary.render(), file=sys.stderr)

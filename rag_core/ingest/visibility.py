@@ -35,6 +35,7 @@ REASONS = {
     "tiny": "text of 1 pt or smaller",
     "off_page": "text outside the page's crop box",
     "covered": "text under a shape or image drawn over it",
+    "markup": "text hidden by markup (an HTML comment)",
 }
 
 
@@ -47,13 +48,15 @@ class Hidden:
     text: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"page": self.page, "reason": REASONS[self.reason], "text": self.text}
+        return {"page": self.page, "reason": REASONS[self.reason], "text": self.text[:300]}
 
 
 def to_rgb(color: Any, space: str | None = None) -> tuple[float, float, float] | None:
     """A PDF fill colour as RGB in [0, 1]; None when it cannot be judged (patterns, indexed)."""
     if space and any(word in space for word in ("Pattern", "Indexed")):
         return None
+    if isinstance(color, int | float):
+        color = (color,)
     if not isinstance(color, tuple | list) or not color:
         return None
     if not all(isinstance(c, int | float) for c in color):
@@ -108,7 +111,7 @@ def _classify(chars: list[tuple[int, dict[str, Any]]], shapes: list[tuple[int, d
     mid_x, mid_y = (box[:, 0] + box[:, 2]) / 2, (box[:, 1] + box[:, 3]) / 2
     reasons: list[str | None] = [None] * len(chars)
     x0, top, x1, bottom = crop
-    off = (mid_x < x0) | (mid_x > x1) | (mid_y < top) | (mid_y > bottom)
+    off: np.ndarray = np.asarray((mid_x < x0) | (mid_x > x1) | (mid_y < top) | (mid_y > bottom))
 
     shape_box = np.array([[s["x0"], s["top"], s["x1"], s["bottom"]] for _, s in shapes], dtype=float).reshape(-1, 4)
     shape_order = np.array([seq for seq, _ in shapes], dtype=int)
@@ -118,8 +121,8 @@ def _classify(chars: list[tuple[int, dict[str, Any]]], shapes: list[tuple[int, d
               & (shape_box[None, :, 2] >= box[:, None, 2] - t) & (shape_box[None, :, 3] >= box[:, None, 3] - t))
     under = ((shape_box[None, :, 0] <= mid_x[:, None]) & (shape_box[None, :, 2] >= mid_x[:, None])
              & (shape_box[None, :, 1] <= mid_y[:, None]) & (shape_box[None, :, 3] >= mid_y[:, None]))
-    covered = (covers & later).any(axis=1)
-    beneath = under & ~later
+    covered: np.ndarray = np.asarray((covers & later).any(axis=1))
+    beneath: np.ndarray = np.asarray(under & ~later)
 
     for i, (_, char) in enumerate(chars):
         if not char["text"].strip():
