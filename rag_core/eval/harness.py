@@ -17,6 +17,7 @@ from rag_core.access import mint_token
 from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
+from rag_core.ingest.chunking import split_chunk_id
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.registry import visible
@@ -44,8 +45,8 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
     cited_locations = [chunk_location(c, files) for c in cited]
     leaked = []
     for chunk_id in set(answer.retrieved) | set(cited):
-        document_id = chunk_id.rsplit("_p", 1)[0]
-        meta = docs.get(document_id)
+        parsed = split_chunk_id(chunk_id)
+        meta = docs.get(parsed[0]) if parsed else None
         if meta is None or not row.user.groups or not visible(meta, scope):
             leaked.append(chunk_id)
     return RowResult(
