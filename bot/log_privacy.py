@@ -3,15 +3,12 @@
 Platform SDKs log request bodies: slack-bolt logs the whole body of a request whose signature
 fails (at INFO) and of unhandled requests (at WARNING), and logs payloads at DEBUG; the Slack and
 Bot Framework SDKs log payloads at DEBUG. An employee's question ("Does my plan cover my HIV
-medication?") is in those bodies. Two measures, neither of which lowers any logger's threshold:
-
-- the SDK loggers never go below INFO (their DEBUG output is payloads);
-- every logger slack-bolt creates for our app carries :class:`BodyRedactor`, which rewrites the
-  body out of a record before any handler sees it, at every level.
-
-slack-bolt copies the filters of the logger it is given (``bot.slack.bolt``) onto each logger it
-creates, but only onto loggers that have none yet, so :func:`guard_bolt_loggers` also installs the
-one shared redactor on bolt loggers that already exist.
+medication?") is in those bodies. Every SDK logger carries :class:`BodyRedactor`, which drops
+their DEBUG records (payloads) and rewrites bodies out of the others before any handler sees
+them. Filters, unlike levels, do not pass from a logger to its children, so the redactor is put on
+each SDK logger by name; slack-bolt copies the filters of the logger it is given
+(``bot.slack.bolt``) onto each logger it creates, but only onto loggers that have none yet, so
+the one shared redactor is also put on bolt loggers that already exist.
 """
 
 from __future__ import annotations
@@ -57,28 +54,14 @@ class BodyRedactor(logging.Filter):
 REDACTOR = BodyRedactor()
 
 
-def _at_least_info(logger: logging.Logger) -> None:
-    """Raise a logger to INFO when it would let DEBUG through; never lower it below what the root allows."""
-    if logger.getEffectiveLevel() < logging.INFO:
-        logger.setLevel(logging.INFO)
-
-
-def guard_bolt_loggers(log_queries: bool) -> None:
-    """Install the redactor on ``bot.slack.bolt`` (copied to the loggers bolt creates next) and on
-    every bolt logger that already exists."""
+def protect_logs(log_queries: bool) -> None:
+    """Install the one redactor on ``bot.slack.bolt`` (bolt copies it onto the loggers it creates
+    next) and on every SDK logger that exists now (SDK modules create theirs at import). No
+    logger's level is touched: the root level (LOG_LEVEL) stays the only threshold. Call it before
+    building the Slack app and again after (bolt creates loggers while it is built)."""
     REDACTOR.log_queries = log_queries
-    names = [BOLT_LOGGER, *(n for n in logging.root.manager.loggerDict if n.startswith(("slack_bolt", BOLT_LOGGER)))]
+    names = [BOLT_LOGGER, *(n for n in list(logging.root.manager.loggerDict) if n.startswith(CHATTY_LOGGERS))]
     for name in names:
         logger = logging.getLogger(name)
         if REDACTOR not in logger.filters:
             logger.addFilter(REDACTOR)
-
-
-def protect_logs(log_queries: bool) -> None:
-    """Apply both measures (call before building the Slack app, and again after: bolt creates
-    loggers while it is built)."""
-    guard_bolt_loggers(log_queries)
-    if log_queries:
-        return
-    for name in CHATTY_LOGGERS:
-        _at_least_info(logging.getLogger(name))

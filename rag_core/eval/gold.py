@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rag_core.errors import InvalidInput
-from rag_core.ingest.chunking import split_chunk_id
+from rag_core.types import split_chunk_id
 
 
 class GoldUser(BaseModel):

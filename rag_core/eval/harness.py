@@ -17,12 +17,11 @@ from rag_core.access import mint_token
 from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
-from rag_core.ingest.chunking import split_chunk_id
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.registry import visible
 from rag_core.settings import CoreSettings
-from rag_core.types import Answer, DocumentMeta
+from rag_core.types import Answer, DocumentMeta, split_chunk_id
 
 
 def _user_scope(row: GoldRow, as_of: date) -> AccessFilter:

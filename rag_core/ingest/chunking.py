@@ -7,7 +7,6 @@ still says what it is about, and both the embedding and BM25 see that context.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from itertools import groupby
 
@@ -20,14 +19,6 @@ def chunk_id_for(document_id: str, page: int, ordinal: int) -> str:
     return f"{document_id}_p{page}_c{ordinal:02d}"
 
 
-_CHUNK_ID = re.compile(r"^(?P<document>.+)_p(?P<page>\d+)_c(?P<ordinal>\d+)$")
-
-
-def split_chunk_id(chunk_id: str) -> tuple[str, int] | None:
-    """(document id, page) of a chunk id; the *last* ``_p<n>_c<n>`` is the page part, so ids that
-    themselves contain ``_p`` ("plan_p2", "BEN-2026-HLTH-01") parse correctly. None if malformed."""
-    match = _CHUNK_ID.match(chunk_id)
-    return (match["document"], int(match["page"])) if match else None
 
 
 def _split_long(text: str, limit: int) -> list[str]:

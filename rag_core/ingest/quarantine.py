@@ -5,7 +5,7 @@ or override its instructions, to adopt a role, to tell or say something to "the 
 other documents, or that links to a host the document does not live on, is an attack on whatever
 reads the corpus: it is removed before chunking (so it is never quoted, never embedded, never sent
 to an LLM) and listed in the ingest summary for HR to look at. A paragraph made mostly of such
-sentences goes whole: the rest of it is the attack's framing.
+instruction-like sentences goes whole: the rest of it is the attack's framing.
 
 The checks read the text as a reader sees it: NFKC-folded (fullwidth letters), without zero-width
 characters, case-blind. They do not catch paraphrased persuasion ("our policy now grants unlimited
@@ -69,6 +69,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
+LINK_REASON = "links to "
+
+
 @dataclass(frozen=True)
 class Quarantined:
     page: int
@@ -109,7 +112,7 @@ class Screen:
                 return reason
         foreign = self.links.foreign_hosts(sentence, emails=False)
         if foreign:
-            return f"links to {', '.join(foreign[:3])}, outside the document's organisation"
+            return f"{LINK_REASON}{', '.join(foreign[:3])}, outside the document's organisation"
         return None
 
     def clean(self, text: str, page: int) -> str:
@@ -119,7 +122,8 @@ class Screen:
         flagged = [(s, r) for s, r in verdicts if r]
         if not flagged:
             return text
-        if len(flagged) * 2 >= len(parts):
+        instructions = [r for _, r in flagged if r and not r.startswith(LINK_REASON)]
+        if len(instructions) * 2 >= len(parts):
             self.found.append(Quarantined(page, flagged[0][1] or "", " ".join(parts)))
             return ""
         for sentence, reason in flagged:

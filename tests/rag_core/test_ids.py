@@ -13,9 +13,9 @@ from rag_core.embeddings.local import LocalEmbedder
 from rag_core.eval.gold import chunk_location
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.edge import EdgeIndex
-from rag_core.ingest.chunking import split_chunk_id
 from rag_core.ingest.pipeline import Ingestor, point_id_for
 from rag_core.pipeline import build_pipeline
+from rag_core.types import split_chunk_id
 from tests.rag_core.conftest import core_settings, token
 
 CATALOG = """
