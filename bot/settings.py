@@ -89,9 +89,8 @@ class BotSettings(CoreSettings):
     thread_memory_ttl_s: int = Field(default=86400, alias="THREAD_MEMORY_TTL_S")
     feedback_ttl_s: int = Field(default=90 * 86400, alias="FEEDBACK_TTL_S")
 
-    # Answering
+    # Answering (MAX_QUESTION_CHARS is a core setting: the core enforces it for every caller)
     answer_timeout_s: float = Field(default=60.0, alias="ANSWER_TIMEOUT_S")
-    max_question_chars: int = Field(default=1000, alias="MAX_QUESTION_CHARS")
 
     # ----- derived views -------------------------------------------------------------
     @property

@@ -41,3 +41,8 @@ class GenerationFailed(BenefitsBotError):
 
 class InvalidInput(BenefitsBotError):
     """A user-supplied file (gold set, arguments) is malformed; the message names where."""
+
+
+class InvalidQuestion(BenefitsBotError):
+    """The question is empty, only whitespace, or longer than ``MAX_QUESTION_CHARS``: nothing to
+    search for, or more than any employee question needs (and a cheap way to load the index)."""

@@ -85,6 +85,8 @@ class CoreSettings(BaseSettings):
     abstain_texts: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ABSTAIN_TEXTS),
                                           alias="ABSTAIN_TEXTS")
     log_queries: bool = Field(default=False, alias="LOG_QUERIES")
+    # The longest question the core answers (the chat edge tells the user before asking the core).
+    max_question_chars: int = Field(default=1000, alias="MAX_QUESTION_CHARS", ge=1)
     today: date | None = Field(default=None, alias="BENEFITSBOT_TODAY")  # pins "today" for demos
 
     @field_validator("abstain_texts")

@@ -12,6 +12,7 @@ from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
+from rag_core.pipeline.question import QuestionCheck
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
@@ -36,7 +37,7 @@ def build_reranker(settings: CoreSettings) -> Reranker:
 def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
                    embedder: EmbeddingProvider | None = None, generator: Generator | None = None,
                    reranker: Reranker | None = None) -> Pipeline:
-    """scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
+    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
     -> validate -> amounts. Parts not given are built from ``settings``."""
     index = index or open_index(settings)
     embedder = embedder or build_embedder(settings)
@@ -52,6 +53,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         return f"{generated_by or generator.model_name}+{embedder.model_name}"
 
     stages: list[Stage] = [
+        QuestionCheck(settings.max_question_chars),
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
         EmbedStage(embedder),
