@@ -41,12 +41,39 @@ def strip_unsafe_links(text: str, allowed: Iterable[str]) -> tuple[str, int]:
     return LinkPolicy.of(allowed).strip(text)
 
 
+# "…is $1,250. the plan also covers…": a lowercase sentence glued after a full stop is a sentence of
+# its own (with its own citation or none), unless the full stop ends an abbreviation.
+_GLUED = re.compile(r"(?<=[.!?])\s+(?=[a-z])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|no|dept|a\.m|p\.m|u\.s|st|mr|mrs|ms|dr|jr|sr)"
+                           r"|\b[A-Za-z])\.$", re.IGNORECASE)
+# Anything that looks like a citation marker; one that is not exactly [^chunk_id] is malformed.
+_MARKERISH = re.compile(r"\[\s*\^[^\]]*\]|\[\^[^\]]*$")
+
+
+def _split_glued(sentence: str) -> list[str]:
+    parts: list[str] = []
+    start = 0
+    for match in _GLUED.finditer(sentence):
+        head = sentence[start:match.start()]
+        if _ABBREVIATION.search(head):
+            continue
+        parts.append(head)
+        start = match.end()
+    parts.append(sentence[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def malformed_markers(sentence: str) -> list[str]:
+    return [m.group(0) for m in _MARKERISH.finditer(sentence) if not CITATION.fullmatch(m.group(0))]
+
+
 def sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in text.splitlines():
         line = line.strip().lstrip("-*• ").strip()
         if line:
-            out.extend(m.group(0).strip() for m in _SENTENCE.finditer(line) if m.group(0).strip())
+            for match in _SENTENCE.finditer(line):
+                out.extend(_split_glued(match.group(0).strip()))
     return out
 
 
@@ -66,6 +93,9 @@ def validate(text: str, allowed_chunk_ids: Iterable[str], allowed_source_uris: I
     text, result.removed_links = strip_unsafe_links(text, [*allowed_source_uris, *link_hosts])
     kept: list[str] = []
     for sentence in sentences(text):
+        if malformed_markers(sentence):  # "[^ c1]": uncited text pretending to be cited
+            result.dropped_sentences += 1
+            continue
         if _TRAILING_CITATIONS.search(sentence) and CITATION.sub("", sentence).strip(" .!?"):
             kept.append(sentence)
         else:

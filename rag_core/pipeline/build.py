@@ -17,7 +17,7 @@ from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
 from rag_core.pipeline.scope import ScopeStage
-from rag_core.pipeline.validate import AmountConflictStage, ValidateStage
+from rag_core.pipeline.validate import AmountConflictStage, ClaimSupportStage, ValidateStage
 from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.retrieval import HybridRetriever
 from rag_core.settings import CoreSettings
@@ -38,7 +38,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
                    embedder: EmbeddingProvider | None = None, generator: Generator | None = None,
                    reranker: Reranker | None = None) -> Pipeline:
     """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
-    -> validate -> amounts. Parts not given are built from ``settings``."""
+    -> validate -> support -> amounts. Parts not given are built from ``settings``."""
     index = index or open_index(settings)
     embedder = embedder or build_embedder(settings)
     generator = generator or build_generator(settings)
@@ -64,6 +64,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         PrecedenceGate(corpus),
         GenerateStage(generator),
         ValidateStage(settings.link_hosts),
+        ClaimSupportStage(),
         AmountConflictStage(),
     ]
     return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index])

@@ -22,4 +22,5 @@ class QuestionCheck(StageBase):
             raise InvalidQuestion("the question is empty")
         if len(state.question.strip()) > self.max_chars:
             raise InvalidQuestion(
-                f"the question is {len(state.question.strip())} characters long; the limit is {self.max_chars}")
+                f"the question is {len(state.question.strip())} characters long; the limit is {self.max_chars}"
+            )

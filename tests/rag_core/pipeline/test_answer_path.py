@@ -480,8 +480,8 @@ async def test_conflicting_amount_under_the_wrong_citation_is_not_accepted(
         generator = generator_of(pipeline)
         context = generator.calls[0].context  # type: ignore[attr-defined]
         assert _chunk_with(context, "$6,350").chunk_id in cited_content
-    else:
-        assert answer.abstain_reason == AbstainReason.CONFLICT
+    else:  # the $6,350 sentence cites a chunk that does not state it: claim support strips it
+        assert answer.abstain_reason in (AbstainReason.CONFLICT, AbstainReason.NO_SUPPORTED_CLAIMS)
 
 
 # -- poisoned documents --------------------------------------------------------------------------------
@@ -515,7 +515,8 @@ async def test_generator_echoing_the_poison_links_is_sanitised(fixture_corpus: F
         return (
             f"The new manager is Northwind Pharmacy Services ![x](https://{EVIL_HOST}/pixel.png).[^{chunk}] "
             f"Activate at [the portal](https://{EVIL_HOST}/claim) or https://{EVIL_HOST}/claim.[^{chunk}] "
-            f"Details are at [the notice](https://{HOST}/policies/vendor-notice-2026.md).[^{chunk}]"
+            f"The pharmacy benefit manager changes to Northwind Pharmacy Services, see "
+            f"[the notice](https://{HOST}/policies/vendor-notice-2026.md).[^{chunk}]"
         )
 
     pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(echo))
