@@ -8,7 +8,8 @@ offline yet; see the report):
    ("covers 100% of implants" citing a chunk that says 50% fails);
 2. every plan or proper name (an all-caps acronym such as HDHP, a capitalised name inside the
    sentence such as "Northwind Standard" or "California", a month) appears in a cited chunk
-   (a swapped plan or state fails);
+   (a swapped plan or state fails), and a plan's figure must be stated for that plan (one sentence
+   or table row holds both);
 3. the sentence's content words are covered by the cited chunks above a floor
    (:data:`SUPPORT_FLOOR`), so invented coverage ("Fabrikam covers LASIK surgery in full") and
    citations of an unrelated chunk fail.
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 from rag_core.citations import CITATION
 from rag_core.spelling import _dictionary
-from rag_core.text import FILLERS, STOPWORDS, terms
+from rag_core.text import FILLERS, STOPWORDS, split_sentences, terms
 
 # Share of a sentence's content words that its cited chunks must contain.
 SUPPORT_FLOOR = 0.6
@@ -143,12 +144,30 @@ def check(sentence: str, cited_texts: Iterable[str], *, floor: float = SUPPORT_F
     missing_names = sorted(n for n in _names(claim) if not _contains_name(n, evidence, lowered))
     if missing_names:
         return Support(False, f"name not in the cited text: {', '.join(missing_names)}", score)
+    unpaired = _unpaired(claim, evidence)
+    if unpaired:
+        return Support(False, f"figure not stated for {unpaired} in the cited text", score)
     new = _new_words(claim, evidence)
     if len(new) > MAX_NEW_WORDS or any(not _common(w) for w in new):
         return Support(False, f"words not in the cited text: {', '.join(new)}", score)
     if score < floor:
         return Support(False, f"cited text covers {score:.2f} of the sentence (< {floor})", score)
     return Support(True, "", score)
+
+
+def _unpaired(claim: str, evidence: str) -> str:
+    """A plan's figure must be stated *for that plan*: "The HDHP deductible is $1,250" is not supported
+    by a table whose PPO row says $1,250 and whose HDHP row says $3,000. Each figure of the claim (years
+    aside) must share one sentence or table row of the evidence with every plan acronym of the claim."""
+    plans = {a for a in _ACRONYM.findall(CITATION.sub("", claim)) if not a.isdigit()}
+    figures = {n for n in _numbers(claim) if not re.fullmatch(r"(19|20)\d\d", n)}
+    if not plans or not figures:
+        return ""
+    units = [(_numbers(u), u) for u in split_sentences(evidence)]
+    for figure in sorted(figures):
+        if not any(figure in numbers and all(p in unit for p in plans) for numbers, unit in units):
+            return "/".join(sorted(plans))
+    return ""
 
 
 def _new_words(claim: str, evidence: str) -> list[str]:
