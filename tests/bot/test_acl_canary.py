@@ -101,7 +101,7 @@ CANARIES = (
         "How much is the California wellness stipend?",
         "Employees who work in California receive a California wellness stipend of $300 a year under "
         "wellness stipend code CANARY-CAL-5E21.",
-        ("employees",),
+        ("employees", "contractors"),  # contractors may see it: only the state keeps Texas out
         jurisdiction="US-CA",
     ),
     Canary(
@@ -117,7 +117,8 @@ CANARIES = (
 )
 BY_KEY = {c.key: c for c in CANARIES}
 
-# What each identity may see (harness: EMP, EXEC and HR work in California, CON in Texas; the
+# What each identity may see (harness: EMP, EXEC and HR work in California, CON in Texas, so the
+# California stipend, open to contractors by group, is kept from CON by jurisdiction alone; the
 # sabbatical takes effect after "today").
 ALLOWED: dict[str, set[str]] = {
     EMP: {"employees", "california"},
