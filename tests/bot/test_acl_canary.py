@@ -159,6 +159,7 @@ def core_overrides(data_dir: Path) -> dict[str, Any]:
         "EMBEDDING_PROVIDER": "local",
         "GENERATOR": "extractive",
         "BENEFITSBOT_TODAY": TODAY,
+        "LATE_INTERACTION": "none",
         "ANSWER_CACHE_TTL_S": 0,
     }
 

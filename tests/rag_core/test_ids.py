@@ -82,7 +82,7 @@ async def test_a_spec_id_is_ingested_retrieved_and_cited(tmp_path: Path) -> None
     index = EdgeIndex(tmp_path / "data" / "index")
     summary = await Ingestor(index, LocalEmbedder.shared(), progress=False).run(root)
     assert summary.failed == [] and summary.ingested == 3
-    settings = core_settings(tmp_path / "data")
+    settings = core_settings(tmp_path / "data", LATE_INTERACTION="none")
     pipeline = build_pipeline(settings, index=index, embedder=LocalEmbedder.shared(), generator=ExtractiveGenerator())
     try:
         question = "How much does the health plan reimburse for hearing aids?"

@@ -61,8 +61,11 @@ class AttackCorpus:
         spy = SpyIndex(self.index)
         gen = generator if generator is not None else ExtractiveGenerator()
         pipeline = build_pipeline(
-            core_settings(self.data_dir), index=spy, embedder=LocalEmbedder.shared(), generator=gen
-        )  # type: ignore[arg-type]
+            core_settings(self.data_dir, LATE_INTERACTION="none"),
+            index=spy,
+            embedder=LocalEmbedder.shared(),
+            generator=gen,  # type: ignore[arg-type]
+        )
         return pipeline, spy
 
 
