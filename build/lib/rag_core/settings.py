@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -63,7 +64,9 @@ class CoreSettings(BaseSettings):
     local_model_threads: int | None = Field(default=None, ge=1, alias="LOCAL_MODEL_THREADS")
     generator: str = Field(default="auto", alias="GENERATOR")  # auto | extractive | openai
     cohere_api_key: SecretStr | None = Field(default=None, alias="COHERE_API_KEY")
-    reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | lexical | cohere
+    reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | late | lexical | cohere
+    # Token vectors stored with every chunk; the fused candidates are rescored by MaxSim inside Qdrant.
+    late_interaction: Literal["colbert", "none"] = Field(default="colbert", alias="LATE_INTERACTION")
 
     # Retrieval contract
     similarity_cutoff: float | None = Field(default=None, alias="SIMILARITY_CUTOFF")

@@ -162,14 +162,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         if args.corpus:
-            from rag_core.embeddings import build_embedder
             from rag_core.index import open_index
             from rag_core.ingest.pipeline import Ingestor
 
             index = open_index(settings)
-            summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                    chunk_overlap=settings.chunk_overlap,
-                                    progress=not args.no_progress).run(args.corpus)
+            summary = await Ingestor.from_settings(index, settings, progress=not args.no_progress).run(args.corpus)
             await index.aclose()
             print(summary.render(), file=sys.stderr)
         pipeline = build_pipeline(settings)
