@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from rag_core.access import mint_token
 from rag_core.engine import Engine
-from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
+from rag_core.eval.gold import GoldRow, apply_labels, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
 from rag_core.registry import visible
@@ -155,6 +155,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         overrides["RERANKER"] = args.reranker
     settings = CoreSettings(**overrides)
     rows = load_gold(args.gold)
+    if args.labels:
+        rows = apply_labels(rows, args.labels)
 
     async def run() -> int:
         if args.corpus:
