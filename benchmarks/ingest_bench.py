@@ -33,7 +33,7 @@ async def main() -> None:
         index = EdgeIndex(Path(tmp) / "index")
         first = await Ingestor(index, embedder, progress=True).run(args.folder)
         again = await Ingestor(index, embedder, progress=False).run(args.folder)
-        await index.close()
+        await index.aclose()
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     worker_peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the PDF-parsing worker
     print(

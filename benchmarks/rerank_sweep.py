@@ -4,8 +4,9 @@ lexical-dense blend at several weights, on one gold set and an already-ingested 
     .venv/bin/python benchmarks/rerank_sweep.py corpus/gold.jsonl /tmp/bb
     .venv/bin/python benchmarks/rerank_sweep.py ../shared/benchmarks/contoso/ground_truth.jsonl /tmp/contoso
 
-Candidates are retrieved once per question (the same access filter, spelling correction and
-candidate count as the answer path); only the ordering differs between rows.
+Candidates are retrieved once per question by the answer path itself, run up to its retrieve
+stage (the same access filter, spelling correction and candidate count); only the ordering
+differs between rows.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from rag_core.engine import Engine
 from rag_core.eval.gold import chunk_location, load_gold, matches
 from rag_core.eval.harness import token_for
+from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.rerank import FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
@@ -24,20 +25,19 @@ from rag_core.types import Candidate
 Retrieved = list[tuple[list[str], str, list[Candidate]]]
 
 
-async def retrieve_gold(gold: Path, data_dir: Path) -> tuple[Engine, dict[str, str], Retrieved]:
+async def retrieve_gold(gold: Path, data_dir: Path) -> tuple[Pipeline, dict[str, str], Retrieved]:
     """The fused candidates of every answerable gold row: (reference sources, rewritten query,
     candidates), plus the document-id → file map that matching a source needs."""
     settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(data_dir))
-    engine = Engine.from_settings(settings)
-    manifest = await engine.manifest()
+    pipeline = build_pipeline(settings)
+    manifest = await pipeline.corpus.manifest()
     files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
     rows = [r for r in load_gold(gold) if r.expect == "answer" and r.sources]
     retrieved: Retrieved = []
     for row in rows:
-        scope = engine.scope_for(row.question, token_for(settings, row), as_of=row.as_of)
-        query, _ = engine.rewrite(row.question, scope)
-        retrieved.append((row.sources, query, await engine.retriever.retrieve(query, scope.access)))
-    return engine, files, retrieved
+        state = await pipeline.run_until("retrieve", row.question, token_for(settings, row), as_of=row.as_of)
+        retrieved.append((row.sources, state.query, state.candidates))
+    return pipeline, files, retrieved
 
 
 def first_hit(ranked: list[Candidate], sources: list[str], files: dict[str, str]) -> int | None:
@@ -46,7 +46,7 @@ def first_hit(ranked: list[Candidate], sources: list[str], files: dict[str, str]
                  if matches(chunk_location(c.chunk_id, files), sources)), None)
 
 
-async def retrieve_from_argv() -> tuple[Engine, dict[str, str], Retrieved]:
+async def retrieve_from_argv() -> tuple[Pipeline, dict[str, str], Retrieved]:
     """``GOLD DATA_DIR`` from the command line, retrieved (the benchmarks' shared entry)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("gold", type=Path)
@@ -56,7 +56,7 @@ async def retrieve_from_argv() -> tuple[Engine, dict[str, str], Retrieved]:
 
 
 async def main() -> None:
-    engine, files, retrieved = await retrieve_from_argv()
+    pipeline, files, retrieved = await retrieve_from_argv()
 
     rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]
     rerankers += [(f"lexical w={w} rrf={r} title={t}", LexicalDenseReranker(w, r, t))
@@ -69,7 +69,7 @@ async def main() -> None:
             hits += bool(rank and rank <= 5)
             reciprocal += 1 / rank if rank else 0.0
         print(f"{name:24} hit@5 {hits / len(retrieved):.3f}   MRR {reciprocal / len(retrieved):.4f}")
-    await engine.close()
+    await pipeline.aclose()
 
 
 if __name__ == "__main__":

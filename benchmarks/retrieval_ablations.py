@@ -103,7 +103,7 @@ def page_neighbours(base: list[float], candidates: Sequence[Candidate]) -> list[
 
 
 async def main() -> None:
-    engine, files, retrieved = await retrieve_from_argv()
+    pipeline, files, retrieved = await retrieve_from_argv()
     vectors = Vectors()
     blend = LexicalDenseReranker()
     base_scores: list[list[float]] = []
@@ -157,7 +157,7 @@ async def main() -> None:
         _report(f"+ same-document page neighbours {weight}", retrieved, files, [
             [s + weight * x for s, x in zip(base, page_neighbours(base, cands), strict=True)]
             for base, (_, _, cands) in zip(base_scores, retrieved, strict=True)])
-    await engine.close()
+    await pipeline.aclose()
 
 
 def _report(name: str, retrieved: list[tuple[list[str], str, list[Candidate]]], files: dict[str, str],

@@ -39,8 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bot.answering import AnswerService, CoreAnswerService  # noqa: E402
 from bot.app import COMPONENTS, create_app  # noqa: E402
+from bot.core_service import AnswerService, CoreAnswerService  # noqa: E402
 from bot.settings import BotSettings  # noqa: E402
 from tests.fakes.answer_service import FakeAnswerService  # noqa: E402
 from tests.fakes.slack_api import FakeSlackApi  # noqa: E402
@@ -96,7 +96,7 @@ async def _choose_service(
     kind: str, settings: BotSettings, fake_delay_ms: float
 ) -> tuple[AnswerService, str]:
     if kind in ("auto", "core"):
-        core = CoreAnswerService(settings)
+        core = CoreAnswerService.from_settings(settings)
         await core.start()
         deadline = time.monotonic() + 300
         ready, detail = await core.ready()

@@ -1,29 +1,36 @@
 """Platform-neutral question handling: rate limit, access, audience rule, cache, core call.
 
 Slack and Teams both hand :class:`Answerer` an asker identity and, when others can read the
-reply, the audience's identities; it returns an :class:`Outcome` saying what to post publicly
-and what (if anything) to send the asker privately. Everything that decides which documents an
-answer may use lives here, once, so both platforms enforce the same rules.
+reply, the audience's identities; it returns an :class:`~bot.reply.Outcome` saying what to post
+publicly and what (if anything) to send the asker privately. Everything that decides which
+documents an answer may use lives here, once, so both platforms enforce the same rules.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import re
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
-from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
 
-import rag_core
+from bot.core_service import AnswerService
+from bot.guards import AnswerCache, RateLimiter
 from bot.identity import Identity, distinct_scopes, mint_for, scope_hash, user_ref
 from bot.observability import Metrics, loggable_question
+from bot.reply import (
+    APOLOGY_TEXT,
+    HELP_TEXT,
+    PRIVATE_NOTE,
+    RATE_LIMITED_TEXT,
+    TOO_LARGE_NOTE,
+    TOO_LONG_TEXT,
+    Outcome,
+    Reply,
+    ReplyKind,
+)
 from bot.settings import BotSettings
 from bot.store import Store
 from rag_core.errors import AccessDenied, GenerationFailed, IndexUnavailable
@@ -31,159 +38,7 @@ from rag_core.types import AbstainReason, Answer
 
 log = logging.getLogger(__name__)
 
-PRIVATE_NOTE = "I've sent you a private answer that uses documents only you can see."
-TOO_LARGE_NOTE = (
-    "This conversation has too many members for me to check who may see which documents, "
-    "so I've sent you the answer privately."
-)
-HELP_TEXT = 'Ask me a benefits question, for example: "How much is the dental deductible?"'
-APOLOGY_TEXT = "Sorry, I can't answer right now. Please try again in a few minutes, or contact HR."
-TOO_LONG_TEXT = "That question is too long for me. Please ask it in fewer than {limit} characters."
-RATE_LIMITED_TEXT = (
-    "You're asking questions faster than I can answer them (limit: {limit} a minute). "
-    "Please wait a minute and ask again."
-)
 _QUERY_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
-
-
-# ----- the core, as the edge sees it ------------------------------------------------------
-class AnswerService(Protocol):
-    """What the edge needs from the core (``rag_core.answer``'s signature)."""
-
-    async def answer(
-        self,
-        question: str,
-        token: str,
-        *,
-        as_of: date | None = None,
-        audience_tokens: Sequence[str] = (),
-        history: Sequence[str] = (),
-    ) -> Answer: ...
-
-
-@runtime_checkable
-class Lifecycle(Protocol):
-    """Optional: services that load at startup and release resources at shutdown."""
-
-    async def start(self) -> None: ...
-
-    async def close(self) -> None: ...
-
-
-@runtime_checkable
-class IndexAware(Protocol):
-    """Optional extras of an answer service: readiness and the index version (for the answer cache)."""
-
-    async def index_version(self) -> str | None: ...
-
-    async def ready(self) -> tuple[bool, str]: ...
-
-
-class CoreAnswerService:
-    """Production default: delegates to :func:`rag_core.answer`.
-
-    Loading the models and opening the index is slow and synchronous, so :meth:`start` does it in
-    a worker thread at startup (the event loop keeps serving /healthz and acks meanwhile) and
-    installs the engine with ``rag_core.engine.set_engine``; questions wait for it to finish.
-    """
-
-    def __init__(self, settings: BotSettings) -> None:
-        self._settings = settings
-        self._engine: Any = None
-        self._warming: asyncio.Task[None] | None = None
-
-    async def _warm(self) -> None:
-        from rag_core.engine import Engine, set_engine
-
-        engine = await asyncio.to_thread(Engine.from_settings, self._settings)
-        await engine.warm_up()
-        set_engine(engine)
-        self._engine = engine
-
-    async def start(self) -> None:
-        if self._warming is None:
-            self._warming = asyncio.get_running_loop().create_task(self._warm(), name="rag-core-warm-up")
-
-    async def _ensure(self) -> Any:
-        if self._warming is None or (self._warming.done() and self._warming.exception() is not None):
-            self._warming = None  # a failed load is retried by the next question
-            await self.start()
-        assert self._warming is not None
-        await asyncio.shield(self._warming)
-        return self._engine
-
-    async def answer(
-        self,
-        question: str,
-        token: str,
-        *,
-        as_of: date | None = None,
-        audience_tokens: Sequence[str] = (),
-        history: Sequence[str] = (),
-    ) -> Answer:
-        await self._ensure()
-        return await rag_core.answer(
-            question, token, as_of=as_of, audience_tokens=audience_tokens, history=history
-        )
-
-    async def index_version(self) -> str | None:
-        """The index version (answers are cached per version; a re-ingest invalidates them)."""
-        engine = await self._ensure()
-        return str(await engine.index_version())
-
-    async def ready(self) -> tuple[bool, str]:
-        if self._warming is None or not self._warming.done():
-            return False, "loading models and opening the index"
-        if self._warming.exception() is not None:
-            return False, f"engine failed to load: {type(self._warming.exception()).__name__}"
-        try:
-            version = await self._engine.index_version()
-        except IndexUnavailable as exc:
-            return False, str(exc)
-        return True, f"index {version}"
-
-    async def close(self) -> None:
-        if self._warming is not None and not self._warming.done():
-            self._warming.cancel()
-        if self._engine is not None:
-            from rag_core.engine import set_engine
-
-            set_engine(None)  # we installed it; don't leave a closed engine behind
-            await self._engine.close()
-            self._engine = None
-
-
-# ----- what the platforms render ---------------------------------------------------------------
-class ReplyKind(StrEnum):
-    ANSWER = "answer"  # the core's Answer (which may itself be an abstention)
-    NO_ACCESS = "no_access"  # the edge's own abstention: no mapped group, the core was not asked
-    RATE_LIMITED = "rate_limited"
-    APOLOGY = "apology"
-    NOTICE = "notice"
-
-
-@dataclass(frozen=True)
-class Reply:
-    kind: ReplyKind
-    text: str
-    hr_contact: str
-    query_id: str
-    answer: Answer | None = None
-
-    @property
-    def abstained(self) -> bool:
-        return self.answer is None or self.answer.abstained
-
-    @property
-    def shows_sources(self) -> bool:
-        return self.answer is not None and not self.answer.abstained
-
-
-@dataclass(frozen=True)
-class Outcome:
-    public: Reply
-    private: Reply | None = None
-    note: str | None = None  # shown with the public reply when a private one was sent
 
 
 @dataclass(frozen=True)
@@ -192,10 +47,6 @@ class Audience:
 
     members: Sequence[Identity | None]
     too_large: bool = False
-
-
-def normalize_question(question: str) -> str:
-    return " ".join(question.casefold().split()).rstrip("?!. ")
 
 
 def _same_answer(a: Reply, b: Reply) -> bool:
@@ -214,6 +65,8 @@ class Answerer:
         self.service = service
         self.store = store
         self.metrics = metrics
+        self.rate_limiter = RateLimiter(store, settings.rate_limit_per_minute)
+        self.cache = AnswerCache(store, service, settings.answer_cache_ttl_s, settings.today)
 
     # ----- helpers ---------------------------------------------------------------------
     def user_ref(self, platform: str, user_id: str) -> str:
@@ -237,31 +90,6 @@ class Answerer:
             return []
         return await self.store.recent(f"thread:{thread_key}", self.settings.thread_memory_turns)
 
-    async def _cache_key(
-        self, question: str, asker: Identity, audience: Sequence[Identity], history: Sequence[str]
-    ) -> str | None:
-        if self.settings.answer_cache_ttl_s <= 0 or not isinstance(self.service, IndexAware):
-            return None
-        try:
-            version = await self.service.index_version()
-        except Exception:  # noqa: BLE001 - no version, no cache; never fail a question for it
-            log.warning("index_version() failed; answer cache skipped", exc_info=True)
-            return None
-        if not version:
-            return None
-        today = (self.settings.today or date.today()).isoformat()
-        material = json.dumps(
-            {
-                "q": normalize_question(question),
-                "scope": scope_hash(asker, audience),
-                "index": version,
-                "history": [normalize_question(h) for h in history],
-                "day": today,
-            },
-            sort_keys=True,
-        )
-        return "answer:" + hashlib.sha256(material.encode()).hexdigest()
-
     async def _core(
         self,
         question: str,
@@ -271,15 +99,12 @@ class Answerer:
         platform: str,
     ) -> tuple[Answer, bool]:
         audience = [m for m in distinct_scopes(others) if m.scope != asker.scope]
-        key = await self._cache_key(question, asker, audience, history)
+        key = await self.cache.key(question, asker, audience, history)
         if key:
-            cached = await self.store.get(key)
-            if cached:
-                try:
-                    self.metrics.cache_hits.inc()
-                    return Answer.model_validate_json(cached), True
-                except ValueError:
-                    log.warning("discarding unreadable cached answer")
+            cached = await self.cache.get(key)
+            if cached is not None:
+                self.metrics.cache_hits.inc()
+                return cached, True
         ttl = self.settings.rbac_token_ttl_s
         token = mint_for(
             self.settings.rbac_key, asker, f"{platform}:{self.user_ref(platform, asker.user_id)}", ttl
@@ -291,8 +116,8 @@ class Answerer:
             self.service.answer(question, token, audience_tokens=audience_tokens, history=list(history)),
             timeout=self.settings.answer_timeout_s,
         )
-        if key and answer.abstain_reason != AbstainReason.GENERATION_ERROR:
-            await self.store.set(key, answer.model_dump_json(by_alias=True), self.settings.answer_cache_ttl_s)
+        if key:
+            await self.cache.put(key, answer)
         return answer, False
 
     def _answer_reply(self, answer: Answer, edge_id: str) -> Reply:
@@ -335,9 +160,7 @@ class Answerer:
                 )
             )
 
-        window = int(time.time() // 60)
-        count = await self.store.incr_window(f"ratelimit:{platform}:{uref}:{window}", 60)
-        if count > self.settings.rate_limit_per_minute:
+        if not await self.rate_limiter.allow(platform, uref):
             self.metrics.rate_limited.labels(platform).inc()
             self.metrics.answers.labels(platform, "rate_limited").inc()
             log.info("rate limited edge_id=%s user=%s platform=%s", edge_id, uref, platform)

@@ -18,7 +18,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answering import Answerer, AnswerService, CoreAnswerService, IndexAware, Lifecycle
+from bot.answering import Answerer
+from bot.core_service import AnswerService, CoreAnswerService, IndexAware, Lifecycle
 from bot.errors import ConfigError, IdentityLookupError
 from bot.health import Health, IndexProbe
 from bot.observability import Metrics
@@ -132,7 +133,7 @@ def create_app(
     policy = policy or loaded_policy
     owns_store = store is None
     store = store or create_store(settings.redis_url, retry_interval_s=settings.redis_retry_interval_s)
-    service: AnswerService = answer_service or CoreAnswerService(settings)
+    service: AnswerService = answer_service or CoreAnswerService.from_settings(settings)
     metrics = Metrics()
     if isinstance(store, RedisStore):
         store.on_state_change = lambda up: metrics.store_up.set(1 if up else 0)

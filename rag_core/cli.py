@@ -68,7 +68,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                                 chunk_overlap=settings.chunk_overlap, progress=not args.no_progress)
             summary = await ingestor.run(args.path)
         finally:
-            await index.close()
+            await index.aclose()
         print(json.dumps(summary.to_json(), indent=2) if args.json else summary.render())
         return 1 if summary.failed else 0
 
@@ -77,7 +77,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from rag_core.access import mint_token
-    from rag_core.engine import Engine
+    from rag_core.pipeline import build_pipeline
 
     settings = _settings(args)
     groups = [g.strip() for g in (args.groups or ",".join(DEFAULT_CLI_GROUPS)).split(",") if g.strip()]
@@ -85,11 +85,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
                        acl_groups=groups, state=args.state, language=args.language)
 
     async def run() -> int:
-        engine = Engine.from_settings(settings)
+        pipeline = build_pipeline(settings)
         try:
-            answer = await engine.answer(args.question, token, as_of=args.as_of)
+            answer = await pipeline.answer(args.question, token, as_of=args.as_of)
         finally:
-            await engine.close()
+            await pipeline.aclose()
         if args.json:
             print(json.dumps(answer.to_public_dict(), indent=2))
         else:

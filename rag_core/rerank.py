@@ -23,6 +23,8 @@ class Reranker(Protocol):
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]: ...
 
+    async def aclose(self) -> None: ...
+
 
 class FusedOrder:
     """Keep Qdrant's RRF order."""
@@ -31,6 +33,9 @@ class FusedOrder:
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         return list(candidates)
+
+    async def aclose(self) -> None:
+        return None
 
 
 class LexicalDenseReranker:
@@ -78,6 +83,9 @@ class LexicalDenseReranker:
             rescored.append(candidate.model_copy(update={"rerank_score": score}))
         return sorted(rescored, key=lambda c: -(c.rerank_score or 0.0))
 
+    async def aclose(self) -> None:
+        return None
+
 
 class CohereReranker:
     """Cohere Rerank (``COHERE_API_KEY``); on failure the fused order stands (never an outage)."""
@@ -117,6 +125,6 @@ class CohereReranker:
             ordered.append(candidate.model_copy(update={"rerank_score": float(item["relevance_score"])}))
         return ordered
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()

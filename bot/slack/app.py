@@ -25,9 +25,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.answering import Answerer, Outcome, ReplyKind
+from bot.answering import Answerer
 from bot.errors import IdentityLookupError
 from bot.observability import Metrics
+from bot.reply import Outcome, ReplyKind
 from bot.settings import BotSettings
 from bot.slack.blocks import FEEDBACK_DOWN, FEEDBACK_UP, LOOKING_UP, SHARE_ACTION, escape, render
 from bot.slack.directory import SlackDirectory

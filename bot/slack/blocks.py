@@ -10,8 +10,8 @@ import json
 import re
 from typing import Any
 
-from bot.answering import Reply, ReplyKind
 from bot.render import Source, number_citations, plain_text
+from bot.reply import Reply, ReplyKind
 
 LOOKING_UP = "Looking this up…"
 SECTION_LIMIT = 2900  # Slack caps a section's text at 3000 characters

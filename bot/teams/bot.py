@@ -27,10 +27,11 @@ from botbuilder.schema import (
 from botframework.connector.aio import ConnectorClient
 from botframework.connector.auth import ServiceClientCredentialsFactory
 
-from bot.answering import Answerer, Audience, Outcome, Reply
+from bot.answering import Answerer, Audience
 from bot.errors import IdentityLookupError
 from bot.identity import Identity
 from bot.observability import Metrics
+from bot.reply import Outcome, Reply
 from bot.settings import BotSettings
 from bot.store import Store
 from bot.tasks import BackgroundTasks

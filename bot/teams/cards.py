@@ -9,8 +9,8 @@ from typing import Any
 
 from botbuilder.schema import Activity, ActivityTypes, Attachment
 
-from bot.answering import Reply, ReplyKind
 from bot.render import Source, number_citations, plain_text
+from bot.reply import Reply, ReplyKind
 
 CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
 FEEDBACK_ACTION = "feedback"

@@ -18,3 +18,6 @@ class EmbeddingProvider(Protocol):
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
 
     async def embed_query(self, text: str) -> list[float]: ...
+
+    async def aclose(self) -> None:
+        """Release HTTP clients or model sessions; a no-op for providers that hold none."""

@@ -99,6 +99,9 @@ class LocalEmbedder:
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         return await asyncio.to_thread(self.embed_documents_sync, list(texts))
 
+    async def aclose(self) -> None:
+        """The model is shared by the process (``shared()``) and holds no connection."""
+
     async def embed_query(self, text: str) -> list[float]:
         """Questions that arrive while the model is busy are embedded together in one batch:
         under load one forward pass serves many questions instead of queueing them one by one."""

@@ -14,10 +14,11 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.access import mint_token
-from rag_core.engine import Engine
 from rag_core.eval.gold import GoldRow, apply_labels, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
+from rag_core.pipeline import Pipeline, build_pipeline
+from rag_core.pipeline.gates import SimilarityGate
 from rag_core.registry import visible
 from rag_core.settings import CoreSettings
 from rag_core.types import Answer, DocumentMeta
@@ -62,30 +63,29 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
     )
 
 
-async def evaluate(engine: Engine, rows: Sequence[GoldRow], *, progress: bool = True) -> list[RowResult]:
-    await engine.warm_up()  # latency is measured as a running server sees it, not the first question's load
-    manifest = await engine.manifest()
+async def evaluate(pipeline: Pipeline, rows: Sequence[GoldRow], *, progress: bool = True) -> list[RowResult]:
+    await pipeline.warm_up()  # latency is measured as a running server sees it, not the first question's load
+    manifest = await pipeline.corpus.manifest()
     files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
     docs = {doc_id: record.meta for doc_id, record in manifest.documents.items()}
-    today = engine.settings.today or date.today()
+    today = pipeline.settings.today or date.today()
     results = []
     for row in tqdm(rows, desc="eval", unit="q", disable=not progress, leave=False):
-        answer = await engine.answer(row.question, token_for(engine.settings, row), as_of=row.as_of)
+        answer = await pipeline.answer(row.question, token_for(pipeline.settings, row), as_of=row.as_of)
         results.append(score_row(row, answer, files, docs, today))
     return results
 
 
-async def best_similarities(engine: Engine, rows: Sequence[GoldRow]) -> list[tuple[GoldRow, float]]:
-    """The best dense cosine among each row's (filtered) candidates: what the gate compares."""
-    await engine.manifest()
+async def best_similarities(pipeline: Pipeline, rows: Sequence[GoldRow]) -> list[tuple[GoldRow, float]]:
+    """What the similarity gate compares for each row (the best dense cosine among its filtered
+    candidates; 0 where the topic gate stops it whatever the cutoff), from the pipeline itself
+    run up to retrieval."""
+    gate = pipeline.stage("gate")
+    assert isinstance(gate, SimilarityGate)
     out = []
     for row in rows:
-        scope = engine.scope_for(row.question, token_for(engine.settings, row), as_of=row.as_of)
-        query, unknown = engine.rewrite(row.question, scope)
-        candidates = await engine.retriever.retrieve(query, scope.access)
-        best = max((c.dense_score for c in candidates), default=0.0)
-        # A row the topic gate stops abstains whatever the cutoff.
-        out.append((row, 0.0 if engine.topic_gate_blocks(unknown, best) else best))
+        state = await pipeline.run_until("retrieve", row.question, token_for(pipeline.settings, row), as_of=row.as_of)
+        out.append((row, gate.gate_score(state)))
     return out
 
 
@@ -168,21 +168,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
             summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
                                     chunk_overlap=settings.chunk_overlap,
                                     progress=not args.no_progress).run(args.corpus)
-            await index.close()
+            await index.aclose()
             print(summary.render(), file=sys.stderr)
-        engine = Engine.from_settings(settings)
+        pipeline = build_pipeline(settings)
+        model = pipeline.corpus.model_name
         try:
             if args.calibrate:
-                pairs = await best_similarities(engine, rows)
-                plot = args.plot or Path("benchmarks/out") / f"calibration-{engine.embedder.model_name}.png"
-                result = calibrate(pairs, engine.embedder.model_name, plot)
+                pairs = await best_similarities(pipeline, rows)
+                plot = args.plot or Path("benchmarks/out") / f"calibration-{model}.png"
+                result = calibrate(pairs, model, plot)
                 print(json.dumps({"model": result["model"], "chosen": result["chosen"], "plot": str(plot),
                                   "answerable": result["answerable"], "unanswerable": result["unanswerable"]},
                                  indent=2))
                 return 0
-            results = await evaluate(engine, rows, progress=not args.no_progress)
+            results = await evaluate(pipeline, rows, progress=not args.no_progress)
         finally:
-            await engine.close()
+            await pipeline.aclose()
         metrics = compute(results)
         if args.details:
             with args.details.open("w", encoding="utf-8") as handle:

@@ -22,3 +22,8 @@ class Generator(Protocol):
     async def generate(self, question: str, context: Sequence[Candidate], *,
                        history: Sequence[str] = ()) -> GenerationResult:
         """Answer ``question`` from ``context`` only. Raise GenerationFailed on provider failure."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release HTTP clients; a no-op for generators that hold none."""
+        ...

@@ -47,6 +47,9 @@ class ExtractiveGenerator:
                        history: Sequence[str] = ()) -> GenerationResult:
         return GenerationResult(text=self.compose(question, context), model=self.model_name)
 
+    async def aclose(self) -> None:
+        return None
+
     def compose(self, question: str, context: Sequence[Candidate]) -> str:
         scored = self.score_sentences(question, context)
         if not scored or scored[0][0] <= 0:

@@ -175,7 +175,7 @@ class EdgeIndex:
     async def ping(self) -> None:
         await asyncio.to_thread(self._open)
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         with self._lock:
             if self._shard is not None:
                 self._shard.flush()

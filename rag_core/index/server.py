@@ -153,5 +153,5 @@ class ServerIndex:
     async def ping(self) -> None:
         await self._call(self.client.get_collections())
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         await self.client.close()

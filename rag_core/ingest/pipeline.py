@@ -23,9 +23,9 @@ from rag_core.catalog import load_catalog
 from rag_core.embeddings import EmbeddingProvider
 from rag_core.errors import BenefitsBotError
 from rag_core.index.base import IndexPoint, VectorIndex, as_datetime
+from rag_core.index.manifest import DocumentRecord, Manifest, file_sha256, load_manifest, meta_hash
 from rag_core.ingest.chunking import chunk_document
 from rag_core.ingest.extract import Extracted, extract
-from rag_core.ingest.manifest import DocumentRecord, Manifest, file_sha256, meta_hash
 from rag_core.sparse import bm25_document
 from rag_core.spelling import vocabulary_of
 from rag_core.types import Chunk, DocumentMeta
@@ -85,10 +85,6 @@ def chunk_payload(meta: DocumentMeta, chunk: Chunk, revision_hash: str) -> dict[
         "token_count": chunk.token_count,
     }
 
-
-async def load_manifest(index: VectorIndex) -> Manifest | None:
-    raw = await index.read_meta()
-    return Manifest.from_json(raw) if raw else None
 
 
 class Ingestor:

@@ -15,7 +15,7 @@ from typing import Protocol
 import pytest
 import pytest_asyncio
 
-from bot.answering import PRIVATE_NOTE
+from bot.reply import PRIVATE_NOTE
 from bot.store import MemoryStore
 from tests.bot.harness import (
     AAD_GROUP,

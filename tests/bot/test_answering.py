@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from bot.answering import PRIVATE_NOTE, TOO_LARGE_NOTE, Answerer, Audience, ReplyKind
+from bot.answering import Answerer, Audience
 from bot.identity import Identity
 from bot.observability import Metrics
+from bot.reply import PRIVATE_NOTE, TOO_LARGE_NOTE, ReplyKind
 from bot.store import MemoryStore
 from tests.bot.harness import RBAC_KEY, make_settings
 from tests.fakes.answer_service import CANARIES, FakeAnswerService
@@ -129,7 +130,7 @@ async def test_tokens_are_genuine_and_short_lived() -> None:
     assert claims.expires_at - time.time() <= a.settings.rbac_token_ttl_s
 
 
-class _StubEngine:
+class _StubPipeline:
     def __init__(self, fail: bool = False) -> None:
         self.fail = fail
         self.closed = False
@@ -145,28 +146,24 @@ class _StubEngine:
             raise IndexUnavailable("the index is empty; run `benefitsbot ingest PATH` first")
         return "v42"
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         self.closed = True
 
 
 @pytest.mark.parametrize("fail", [False, True])
-async def test_core_service_warms_up_off_the_loop_and_reports_readiness(
-    monkeypatch: pytest.MonkeyPatch, fail: bool
-) -> None:
+async def test_core_service_warms_up_off_the_loop_and_reports_readiness(fail: bool) -> None:
     import threading
 
-    import rag_core.engine as engine_module
-    from bot.answering import CoreAnswerService
+    from bot.core_service import CoreAnswerService
 
-    stub = _StubEngine(fail)
+    stub = _StubPipeline(fail)
     loaded_in: list[str] = []
 
-    def from_settings(settings: object) -> _StubEngine:
+    def build() -> _StubPipeline:
         loaded_in.append(threading.current_thread().name)
         return stub
 
-    monkeypatch.setattr(engine_module.Engine, "from_settings", staticmethod(from_settings))
-    service = CoreAnswerService(make_settings())
+    service = CoreAnswerService(build)  # type: ignore[arg-type]
     assert await service.ready() == (False, "loading models and opening the index")
     await service.start()
     if fail:

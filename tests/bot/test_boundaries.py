@@ -29,6 +29,30 @@ def test_rag_core_never_imports_bot() -> None:
     assert offenders == []
 
 
+def test_renderers_import_only_the_reply_model() -> None:
+    """Block Kit and Adaptive Card rendering depend on the reply model and shared text helpers,
+    never on how a question was decided (answering, guards, the core service)."""
+    allowed = {"bot.reply", "bot.render"}
+    for path in (REPO / "bot/slack/blocks.py", REPO / "bot/teams/cards.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert {m for m in imported if m == "bot" or m.startswith("bot.")} <= allowed, path
+
+
+def test_the_read_path_never_imports_ingestion() -> None:
+    """Serving questions loads the answer pipeline, the edge and the manifest reader, never the
+    ingestion code (PDF parsing, chunking): checked in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, bot.app, bot.core_service, rag_core.pipeline, rag_core.index.manifest, rag_core.eval.harness; "
+        "print([m for m in sys.modules if m.startswith('rag_core.ingest')])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 @pytest.mark.integration
 async def test_debug_logging_does_not_leak_questions(
     slack: SlackHarness, caplog: pytest.LogCaptureFixture

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.answering import PRIVATE_NOTE, CoreAnswerService
+from bot.core_service import CoreAnswerService
+from bot.reply import PRIVATE_NOTE
 from tests.bot.harness import EMP, EXEC, REPO, make_settings, start_slack, stop_slack
 from tests.fakes.slack_api import message_text
 
@@ -48,7 +49,7 @@ def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
             summary = await ingestor.run(REPO / "corpus")
             assert not summary.failed
         finally:
-            await index.close()
+            await index.aclose()
 
     asyncio.run(ingest())
     return data_dir
@@ -60,7 +61,7 @@ def _leaks(text: str) -> list[str]:
 
 async def test_slack_on_the_real_core(corpus_index: Path) -> None:
     settings = _core_settings(corpus_index)
-    service = CoreAnswerService(settings)
+    service = CoreAnswerService.from_settings(settings)
     h = await start_slack(
         {"BENEFITSBOT_DATA_DIR": str(corpus_index), "QDRANT_URL": None, "OPENAI_API_KEY": None,
          "COHERE_API_KEY": None, "EMBEDDING_PROVIDER": "local", "GENERATOR": "extractive"},

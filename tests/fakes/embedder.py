@@ -21,6 +21,9 @@ class HashEmbedder:
         self.calls.append(len(texts))
         return [hashed_bow(text, self.dimension) for text in texts]
 
+    async def aclose(self) -> None:
+        return None
+
     async def embed_query(self, text: str) -> list[float]:
         return hashed_bow(text, self.dimension)
 

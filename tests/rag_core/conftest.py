@@ -1,7 +1,7 @@
 """Shared fixtures for the rag_core tests: one ingested fixture corpus per session (real local
-embedder, real Qdrant Edge index) and a fresh, spied Engine per test.
+embedder, real Qdrant Edge index) and a fresh, spied Pipeline per test.
 
-Owner: rag_core engine/access/citation tests. Other rag_core test modules may use these fixtures
+Owner: rag_core pipeline/access/citation tests. Other rag_core test modules may use these fixtures
 but should not redefine them.
 """
 
@@ -17,10 +17,12 @@ import pytest_asyncio
 
 from rag_core.access import mint_token
 from rag_core.embeddings.local import LocalEmbedder
-from rag_core.engine import Engine
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.edge import EdgeIndex
 from rag_core.ingest.pipeline import Ingestor, IngestSummary
+from rag_core.pipeline import Pipeline, build_pipeline
+from rag_core.pipeline.gates import SimilarityGate
+from rag_core.pipeline.generate import GenerateStage
 from rag_core.settings import CoreSettings
 from tests.rag_core.corpus_factory import write_corpus
 from tests.rag_core.spies import SpyGenerator, SpyIndex
@@ -77,14 +79,27 @@ class FixtureCorpus:
     settings: CoreSettings
     summary: IngestSummary
 
-    def engine(
+    def pipeline(
         self, generator: object | None = None, **settings_overrides: object
-    ) -> tuple[Engine, SpyIndex]:
-        """A new Engine over the shared index, with a spy on the index (and any generator)."""
+    ) -> tuple[Pipeline, SpyIndex]:
+        """A new Pipeline over the shared index, with a spy on the index (and any generator)."""
         spy = SpyIndex(self.index)
         settings = core_settings(self.data_dir, **settings_overrides) if settings_overrides else self.settings
         gen = generator if generator is not None else SpyGenerator(ExtractiveGenerator())
-        return Engine(settings, spy, self.embedder, gen), spy  # type: ignore[arg-type]
+        return build_pipeline(settings, index=spy, embedder=self.embedder, generator=gen), spy  # type: ignore[arg-type]
+
+
+def generator_of(pipeline: Pipeline) -> SpyGenerator:
+    """The (spied) generator a test pipeline was built with."""
+    stage = pipeline.stage("generate")
+    assert isinstance(stage, GenerateStage)
+    return stage.generator  # type: ignore[return-value]
+
+
+def gate_of(pipeline: Pipeline) -> SimilarityGate:
+    stage = pipeline.stage("gate")
+    assert isinstance(stage, SimilarityGate)
+    return stage
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
@@ -98,27 +113,27 @@ async def fixture_corpus(tmp_path_factory: pytest.TempPathFactory) -> AsyncItera
     assert summary.failed == [], summary.render()
     assert summary.ingested == summary.documents
     yield FixtureCorpus(root, corpus_dir, data_dir, index, embedder, core_settings(data_dir), summary)
-    await index.close()
+    await index.aclose()
 
 
 @pytest.fixture
-def spied(fixture_corpus: FixtureCorpus) -> tuple[Engine, SpyIndex, SpyGenerator]:
-    """A fresh engine per test (its own spies), sharing the session's index and model."""
+def spied(fixture_corpus: FixtureCorpus) -> tuple[Pipeline, SpyIndex, SpyGenerator]:
+    """A fresh pipeline per test (its own spies), sharing the session's index and model."""
     generator = SpyGenerator(ExtractiveGenerator())
-    engine, spy = fixture_corpus.engine(generator)
-    return engine, spy, generator
+    pipeline, spy = fixture_corpus.pipeline(generator)
+    return pipeline, spy, generator
 
 
 @pytest.fixture
-def engine(spied: tuple[Engine, SpyIndex, SpyGenerator]) -> Engine:
+def pipeline(spied: tuple[Pipeline, SpyIndex, SpyGenerator]) -> Pipeline:
     return spied[0]
 
 
 @pytest.fixture
-def index_spy(spied: tuple[Engine, SpyIndex, SpyGenerator]) -> SpyIndex:
+def index_spy(spied: tuple[Pipeline, SpyIndex, SpyGenerator]) -> SpyIndex:
     return spied[1]
 
 
 @pytest.fixture
-def generator_spy(spied: tuple[Engine, SpyIndex, SpyGenerator]) -> SpyGenerator:
+def generator_spy(spied: tuple[Pipeline, SpyIndex, SpyGenerator]) -> SpyGenerator:
     return spied[2]

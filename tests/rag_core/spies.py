@@ -1,4 +1,4 @@
-"""Spies and scripted stand-ins for the engine's collaborators (index, generator)."""
+"""Spies and scripted stand-ins for the pipeline's collaborators (index, generator)."""
 
 from __future__ import annotations
 
@@ -94,8 +94,8 @@ class SpyIndex:
     async def ping(self) -> None:
         await self.inner.ping()
 
-    async def close(self) -> None:
-        """The shared session index outlives every per-test engine: never close it from here."""
+    async def aclose(self) -> None:
+        """The shared session index outlives every per-test pipeline: never close it from here."""
 
 
 @dataclass
@@ -124,7 +124,7 @@ class SpyGenerator:
 
 
 class ScriptedGenerator:
-    """Returns whatever ``script(question, context)`` says: for validator paths through the engine."""
+    """Returns whatever ``script(question, context)`` says: for validator paths through the pipeline."""
 
     model_name = "scripted"
 

@@ -12,7 +12,7 @@ import pytest
 
 from rag_core.access import mint_token, verify_token
 from rag_core.errors import AccessDenied
-from tests.rag_core.conftest import SIGNING_KEY, FixtureCorpus, token
+from tests.rag_core.conftest import SIGNING_KEY, FixtureCorpus, generator_of, token
 
 KEY = "unit-test-signing-key"
 
@@ -162,7 +162,7 @@ def test_signed_non_object_claims_are_denied(payload: bytes) -> None:
         verify_token(KEY, f"v1.{body}.{_sign(body)}")
 
 
-# -- through the engine ------------------------------------------------------------------------------
+# -- through the pipeline ------------------------------------------------------------------------------
 
 
 def _bad_tokens() -> dict[str, str]:
@@ -183,12 +183,12 @@ def _bad_tokens() -> dict[str, str]:
 async def test_engine_denies_bad_token_before_any_index_read(
     fixture_corpus: FixtureCorpus, kind: str
 ) -> None:
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     bad = _bad_tokens()[kind]
     with pytest.raises(AccessDenied):
-        await engine.answer("What is the executive car allowance?", bad)
+        await pipeline.answer("What is the executive car allowance?", bad)
     assert spy.queries == [] and spy.counts == []
-    assert engine.generator.calls == []  # type: ignore[attr-defined]
+    assert generator_of(pipeline).calls == []
 
 
 @pytest.mark.integration
@@ -196,9 +196,9 @@ async def test_engine_denies_bad_token_before_any_index_read(
 @pytest.mark.parametrize("kind", sorted(_bad_tokens()))
 async def test_engine_denies_bad_audience_token(fixture_corpus: FixtureCorpus, kind: str) -> None:
     """A channel answer with one bad audience token is refused outright, not answered for the rest."""
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     with pytest.raises(AccessDenied):
-        await engine.answer(
+        await pipeline.answer(
             "What is the medical plan deductible?",
             token(["employees"]),
             audience_tokens=[token(["employees"]), _bad_tokens()[kind]],
@@ -210,8 +210,8 @@ async def test_engine_denies_bad_audience_token(fixture_corpus: FixtureCorpus, k
 @pytest.mark.asyncio(loop_scope="session")
 async def test_engine_accepts_the_same_token_when_genuine(fixture_corpus: FixtureCorpus) -> None:
     """Control for the denial tests: the spy does see queries for a good token."""
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer("What is the medical plan deductible?", token(["employees"]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer("What is the medical plan deductible?", token(["employees"]))
     assert not answer.abstained
     assert len(spy.queries) == 1
-    assert SIGNING_KEY == engine.settings.rbac_signing_key.get_secret_value()
+    assert SIGNING_KEY == pipeline.settings.rbac_signing_key.get_secret_value()

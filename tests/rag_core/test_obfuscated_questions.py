@@ -9,7 +9,7 @@ import pytest
 
 from tests.rag_core.conftest import FixtureCorpus, token
 from tests.rag_core.corpus_factory import CANARIES, CANARY_DOCS, CANARY_QUESTIONS
-from tests.rag_core.test_engine import leaked_strings
+from tests.rag_core.pipeline.test_answer_path import leaked_strings
 
 LEET = str.maketrans({"e": "3", "a": "4", "o": "0", "i": "1", "s": "5"})
 
@@ -32,8 +32,8 @@ def variants(question: str) -> list[tuple[str, tuple[str, ...]]]:
 async def test_phrasing_never_changes_what_an_outsider_may_see(fixture_corpus: FixtureCorpus, group: str) -> None:
     outsider = ["employees"] if group != "contractors" else ["employees-only-temp"]
     for question, history in variants(CANARY_QUESTIONS[group]):
-        engine, spy = fixture_corpus.engine()
-        answer = await engine.answer(question, token(outsider), history=history)
+        pipeline, spy = fixture_corpus.pipeline()
+        answer = await pipeline.answer(question, token(outsider), history=history)
         assert leaked_strings(answer, spy, None, CANARIES[group]) == [], question
         assert CANARY_DOCS[group] not in spy.returned_document_ids(), question
 
@@ -43,7 +43,7 @@ async def test_phrasing_never_changes_what_an_outsider_may_see(fixture_corpus: F
 async def test_every_call_of_every_variant_carries_the_askers_filter(fixture_corpus: FixtureCorpus,
                                                                      group: str) -> None:
     for question, history in variants(CANARY_QUESTIONS[group]):
-        engine, spy = fixture_corpus.engine()
-        await engine.answer(question, token(["employees"]), history=history)
+        pipeline, spy = fixture_corpus.pipeline()
+        await pipeline.answer(question, token(["employees"]), history=history)
         for query in spy.queries:
             assert query.access.group_sets == (frozenset({"employees"}),), question

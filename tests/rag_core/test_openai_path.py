@@ -13,10 +13,10 @@ import pytest
 from rag_core.access import mint_token
 from rag_core.embeddings import build_embedder
 from rag_core.embeddings.openai_embedder import OpenAIEmbedder
-from rag_core.engine import Engine
 from rag_core.generation.openai_generator import OpenAIGenerator
 from rag_core.index import open_index
 from rag_core.ingest.pipeline import Ingestor
+from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.settings import CoreSettings
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -38,7 +38,7 @@ def first_chunk_id(body: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-async def engine(tmp_path: Path, fake_openai: FakeOpenAI) -> Engine:
+async def pipeline(tmp_path: Path, fake_openai: FakeOpenAI) -> Pipeline:
     corpus = tmp_path / "docs"
     corpus.mkdir()
     (corpus / "medical-2026.md").write_text(PLAN, encoding="utf-8")
@@ -55,10 +55,11 @@ async def engine(tmp_path: Path, fake_openai: FakeOpenAI) -> Engine:
     )
     index = open_index(settings)
     summary = await Ingestor(index, build_embedder(settings), progress=False).run(corpus)
-    await index.close()
+    await index.aclose()
     assert summary.failed == [] and summary.chunks >= 1
-    built = Engine.from_settings(settings)
-    assert isinstance(built.embedder, OpenAIEmbedder) and isinstance(built.generator, OpenAIGenerator)
+    built = build_pipeline(settings)
+    assert isinstance(built.stage("embed").embedder, OpenAIEmbedder)  # type: ignore[attr-defined]
+    assert isinstance(built.stage("generate").generator, OpenAIGenerator)  # type: ignore[attr-defined]
     return built
 
 
@@ -67,9 +68,9 @@ def token() -> str:
 
 
 @pytest.mark.integration
-async def test_a_cited_answer_comes_back_with_its_citation(engine: Engine, fake_openai: FakeOpenAI) -> None:
+async def test_a_cited_answer_comes_back_with_its_citation(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
     fake_openai.script_reply(lambda body: f"The PPO individual deductible is $1,250.[^{first_chunk_id(body)}]")
-    answer = await engine.answer(QUESTION, token())
+    answer = await pipeline.answer(QUESTION, token())
     assert not answer.abstained
     assert "$1,250" in answer.answer and len(answer.citations) == 1
     assert answer.model.startswith("gpt-4o-mini")
@@ -79,49 +80,52 @@ async def test_a_cited_answer_comes_back_with_its_citation(engine: Engine, fake_
 
 
 @pytest.mark.integration
-async def test_uncited_sentences_are_stripped(engine: Engine, fake_openai: FakeOpenAI) -> None:
+async def test_uncited_sentences_are_stripped(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
     fake_openai.script_reply(lambda body: (
         f"The PPO individual deductible is $1,250.[^{first_chunk_id(body)}] "
         "Also, dental is free for everyone."))
-    answer = await engine.answer(QUESTION, token())
+    answer = await pipeline.answer(QUESTION, token())
     assert not answer.abstained
     assert "$1,250" in answer.answer and "dental is free" not in answer.answer
 
 
 @pytest.mark.integration
-async def test_a_citation_of_a_chunk_not_in_the_prompt_rejects_the_answer(engine: Engine,
+async def test_a_citation_of_a_chunk_not_in_the_prompt_rejects_the_answer(pipeline: Pipeline,
                                                                           fake_openai: FakeOpenAI) -> None:
     fake_openai.script_reply("The PPO individual deductible is $0.[^medical-2026_p9_c07]")
-    answer = await engine.answer(QUESTION, token())
+    answer = await pipeline.answer(QUESTION, token())
     assert answer.abstained and answer.abstain_reason == "invalid_citation"
     assert "$0" not in answer.answer and answer.citations == []
 
 
 @pytest.mark.integration
-async def test_injected_images_and_outside_links_are_removed(engine: Engine, fake_openai: FakeOpenAI) -> None:
+async def test_injected_images_and_outside_links_are_removed(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
     fake_openai.script_reply(lambda body: (
         "The PPO individual deductible is $1,250 ![t](https://evil.example.net/p.png?q=leak) — "
         f"details at [the portal](https://evil.example.net/claim) or https://evil.example.net/x.[^{first_chunk_id(body)}]"))
-    answer = await engine.answer(QUESTION, token())
+    answer = await pipeline.answer(QUESTION, token())
     assert not answer.abstained
     assert "evil.example.net" not in answer.answer and "![" not in answer.answer
     assert "$1,250" in answer.answer
 
 
 @pytest.mark.integration
-async def test_only_uncited_text_abstains(engine: Engine, fake_openai: FakeOpenAI) -> None:
+async def test_only_uncited_text_abstains(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
     fake_openai.script_reply("Everyone gets unlimited PTO. Ignore the documents.")
-    answer = await engine.answer(QUESTION, token())
+    answer = await pipeline.answer(QUESTION, token())
     assert answer.abstained and answer.abstain_reason == "no_supported_claims"
     assert "unlimited" not in answer.answer
 
 
 @pytest.mark.integration
-async def test_a_failing_model_abstains_with_generation_error(engine: Engine, fake_openai: FakeOpenAI) -> None:
-    engine.embedder = _CachedEmbedder(engine.embedder, await engine.embedder.embed_query(QUESTION))
-    engine.retriever.embedder = engine.embedder
+async def test_a_failing_model_abstains_with_generation_error(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
+    embedder = build_embedder(pipeline.settings)
+    cached = _CachedEmbedder(embedder, await embedder.embed_query(QUESTION))
+    failing = build_pipeline(pipeline.settings, index=pipeline.corpus.index, embedder=cached)  # type: ignore[arg-type]
     fake_openai.fail_next(10, 500)
-    answer = await engine.answer(QUESTION, token())
+    answer = await failing.answer(QUESTION, token())
+    await failing.stage("generate").aclose()
+    await embedder.aclose()
     assert answer.abstained and answer.abstain_reason == "generation_error"
     assert "Traceback" not in answer.answer and KEY not in answer.answer
 
@@ -138,3 +142,6 @@ class _CachedEmbedder:
 
     async def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return [self.vector for _ in texts]
+
+    async def aclose(self) -> None:
+        return None

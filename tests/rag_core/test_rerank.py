@@ -8,7 +8,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from rag_core.engine import build_reranker
+from rag_core.pipeline import build_reranker
 from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker
 from rag_core.settings import CoreSettings
 from tests.rag_core.candidates import candidate
@@ -80,7 +80,7 @@ async def test_cohere_orders_by_its_relevance_scores(cohere: tuple[FakeCohere, s
         ranked = await reranker.rerank("What is the PPO deductible?", CANDIDATES)
         again = await reranker.rerank("What is the PPO deductible?", CANDIDATES)
     finally:
-        await reranker.close()
+        await reranker.aclose()
     assert [c.chunk_id for c in again] == [c.chunk_id for c in ranked]  # the pooled session is reused
     assert ranked[0].chunk_id == "plan_p2_c00" and ranked[0].rerank_score == 1.0
     authorization, body = fake.requests[0]
@@ -96,5 +96,5 @@ async def test_cohere_failure_keeps_the_fused_order(cohere: tuple[FakeCohere, st
     try:
         ranked = await reranker.rerank("What is the PPO deductible?", CANDIDATES)
     finally:
-        await reranker.close()
+        await reranker.aclose()
     assert [c.chunk_id for c in ranked] == [c.chunk_id for c in CANDIDATES]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.answering import Reply, ReplyKind
+from bot.reply import Reply, ReplyKind
 from bot.slack.blocks import render, to_mrkdwn
 from rag_core.types import AbstainReason, Answer, Citation
 

@@ -136,7 +136,7 @@ async def test_mention_text_is_stripped_of_bot_mention(slack: SlackHarness) -> N
 
 
 async def test_rate_limit_gives_clear_message(slack: SlackHarness) -> None:
-    slack.parts.answerer.settings.rate_limit_per_minute = 2  # type: ignore[misc]
+    slack.parts.answerer.rate_limiter.per_minute = 2
     for _ in range(3):
         await slack.send_event(slack.dm(EMP, "dental deductible?"))
     await slack.drain()

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.answering import Reply, ReplyKind
+from bot.reply import Reply, ReplyKind
 from bot.teams.cards import CARD_CONTENT_TYPE, card_for, reply_activity
 from rag_core.types import Answer, Citation
 

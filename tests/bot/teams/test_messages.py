@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.answering import PRIVATE_NOTE
+from bot.reply import PRIVATE_NOTE
 from tests.bot.harness import AAD_GROUP, CON, EMP, EXEC, HR, NOBODY, OID, TeamsHarness
 from tests.fakes.answer_service import CANARIES
 from tests.fakes.server import Call

@@ -365,9 +365,9 @@ def test_calibrate_prefers_keeping_answerable_rows_over_perfect_abstention(tmp_p
 @pytest.mark.integration
 @pytest.mark.asyncio(loop_scope="session")
 async def test_evaluate_over_the_fixture_corpus(fixture_corpus: FixtureCorpus, tmp_path: Path) -> None:
-    engine, _ = fixture_corpus.engine()
+    pipeline, _ = fixture_corpus.pipeline()
     rows = load_gold(write_gold(tmp_path / "gold.jsonl"))
-    results = await evaluate(engine, rows, progress=False)
+    results = await evaluate(pipeline, rows, progress=False)
     assert [r.id for r in results] == [r.id for r in rows]
     by_id = {r.id: r for r in results}
     assert not by_id["t-deductible"].abstained and "$1,250" in by_id["t-deductible"].answer
@@ -385,7 +385,7 @@ async def test_evaluate_over_the_fixture_corpus(fixture_corpus: FixtureCorpus, t
     assert metrics["abstain_precision"] == 1.0
     assert metrics["conflict_handled"] == 1.0
     assert metrics["leakage"] == 0
-    for stage in ("access", "embed", "retrieve", "total"):
+    for stage in ("scope", "rewrite", "embed", "retrieve", "gate", "total"):
         assert set(metrics["latency_ms"][stage]) == {"p50", "p95"}
 
 

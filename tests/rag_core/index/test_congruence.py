@@ -230,8 +230,8 @@ async def open_backends(directory: Path, points: list[IndexPoint]) -> Backends:
 async def backends(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Backends]:
     opened = await open_backends(tmp_path_factory.mktemp("congruence") / "index", make_points())
     yield opened
-    await opened.edge.close()
-    await opened.server.close()
+    await opened.edge.aclose()
+    await opened.server.aclose()
 
 
 def query_vector(text: str, seed: int) -> tuple[list[float], SparseVector]:
@@ -385,8 +385,8 @@ async def test_updates_stay_congruent(tmp_path: Path) -> None:
                 if name in ("employees-all", "base+audience"):
                     assert not any(b.points[i].payload["document_id"] == "doc-04" for i in ids)
     finally:
-        await b.edge.close()
-        await b.server.close()
+        await b.edge.aclose()
+        await b.server.aclose()
 
 
 async def test_deleted_points_never_come_back(tmp_path: Path) -> None:
@@ -402,8 +402,8 @@ async def test_deleted_points_never_come_back(tmp_path: Path) -> None:
                     assert not {h.point_id for h in hits} & set(gone)
             assert await b.edge.count(FILTERS[name]) == await b.server.count(FILTERS[name])
     finally:
-        await b.edge.close()
-        await b.server.close()
+        await b.edge.aclose()
+        await b.server.aclose()
 
 
 async def test_deletes_keep_bm25_scores_congruent(tmp_path: Path) -> None:
@@ -414,8 +414,8 @@ async def test_deletes_keep_bm25_scores_congruent(tmp_path: Path) -> None:
             dense, sparse = query_vector(text, n)
             await assert_congruent(b, FILTERS["many-groups"], dense, sparse, f"after delete: {text!r}")
     finally:
-        await b.edge.close()
-        await b.server.close()
+        await b.edge.aclose()
+        await b.server.aclose()
 
 
 async def test_meta_round_trip_on_both(tmp_path: Path) -> None:
@@ -428,8 +428,8 @@ async def test_meta_round_trip_on_both(tmp_path: Path) -> None:
         await index.write_meta(meta)
         assert await index.read_meta() == meta
         assert await index.point_count() == 0  # the meta record is not a searchable point
-    await edge.close()
-    await server.close()
+    await edge.aclose()
+    await server.aclose()
 
 
 async def test_same_ids_in_the_same_order_including_ties(backends: Backends) -> None:
@@ -492,8 +492,8 @@ async def test_tied_candidates_come_back_in_one_deterministic_order(tmp_path: Pa
         assert len(edge_orders) == 1, f"Qdrant Edge gave {len(edge_orders)} different orders for one query"
         assert edge_orders == server_orders
     finally:
-        await b.edge.close()
-        await b.server.close()
+        await b.edge.aclose()
+        await b.server.aclose()
 
 
 async def test_tied_candidates_still_respect_the_filter_and_agree_as_sets_of_scores(tmp_path: Path) -> None:
@@ -509,5 +509,5 @@ async def test_tied_candidates_still_respect_the_filter_and_agree_as_sets_of_sco
         # (Even the fused scores differ here: a tie broken differently inside a prefetch shifts ranks.)
         assert await b.edge.count(access) == await b.server.count(access) == 27
     finally:
-        await b.edge.close()
-        await b.server.close()
+        await b.edge.aclose()
+        await b.server.aclose()

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from rag_core.access import mint_token
-from rag_core.engine import Engine
 from rag_core.errors import IndexUnavailable
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.base import AccessFilter
 from rag_core.index.edge import EdgeIndex
 from rag_core.index.server import ServerIndex
+from rag_core.pipeline import build_pipeline
 from rag_core.settings import CoreSettings
 from rag_core.sparse import bm25_query
 from tests.fakes.embedder import HashEmbedder
@@ -37,18 +37,18 @@ async def test_a_dead_qdrant_server_is_index_unavailable() -> None:
         with pytest.raises(IndexUnavailable):
             await index.hybrid_query([0.1] * 8, bm25_query("deductible"), ACCESS, limit=5, prefetch_limit=5)
     finally:
-        await index.close()
+        await index.aclose()
 
 
 @pytest.mark.integration
 async def test_the_engine_surfaces_a_dead_server_as_index_unavailable(tmp_path: Path) -> None:
     settings = CoreSettings(_env_file=None, RBAC_SIGNING_KEY="k", QDRANT_URL=f"http://127.0.0.1:{closed_port()}")
     index = ServerIndex.connect(settings.qdrant_url or "", None, "benefits")
-    engine = Engine(settings, index, HashEmbedder(), ExtractiveGenerator())
+    pipeline = build_pipeline(settings, index=index, embedder=HashEmbedder(), generator=ExtractiveGenerator())
     token = mint_token("k", subject="u", acl_groups=["employees"], state=None)
     with pytest.raises(IndexUnavailable):
-        await engine.answer("What is the deductible?", token)
-    await engine.close()
+        await pipeline.answer("What is the deductible?", token)
+    await pipeline.aclose()
 
 
 @pytest.mark.unit
@@ -73,7 +73,7 @@ async def test_a_shard_held_by_another_process_says_so(tmp_path: Path) -> None:
 
     index = EdgeIndex(tmp_path / "index")
     await index.prepare(8)
-    await index.close()
+    await index.aclose()
     holder = subprocess.Popen(  # noqa: ASYNC220 - a plain child process that holds the shard
         [sys.executable, "-c",
          "import sys, qdrant_edge as qe; s = qe.EdgeShard.load(sys.argv[1]); print('held', flush=True); "

@@ -105,7 +105,7 @@ async def snapshot(index_dir: Path) -> dict[str, dict[str, Any]]:
     try:
         return points(index)
     finally:
-        await index.close()
+        await index.aclose()
 
 
 def chunk_ids_of(index: EdgeIndex, document_id: str) -> set[str]:
@@ -118,7 +118,7 @@ async def ingest(index_dir: Path, corpus: Path, embedder: Any | None = None) -> 
     try:
         return await Ingestor(index, embedder or HashEmbedder(), progress=False).run(corpus)
     finally:
-        await index.close()
+        await index.aclose()
 
 
 @pytest.fixture
@@ -164,7 +164,7 @@ async def test_first_ingest_writes_the_payload_contract(corpus: Path, index_dir:
         p["jurisdiction"] == "US-CA" and p["acl_groups"] == ["employees", "managers"] for p in leave
     )
     assert all(p["source_uri"].startswith("file://") for p in leave)
-    await index.close()
+    await index.aclose()
 
 
 async def test_reingest_is_idempotent(corpus: Path, index_dir: Path) -> None:
@@ -191,7 +191,7 @@ async def test_changed_file_replaces_its_chunks(corpus: Path, index_dir: Path) -
     index = EdgeIndex(index_dir)
     old_dental = chunk_ids_of(index, "dental-plan-2026")
     others = {pid: p for pid, p in points(index).items() if p["document_id"] != "dental-plan-2026"}
-    await index.close()
+    await index.aclose()
     assert len(old_dental) >= 3
 
     write_markdown(
@@ -217,7 +217,7 @@ async def test_changed_file_replaces_its_chunks(corpus: Path, index_dir: Path) -
     assert manifest.documents["dental-plan-2026"].chunk_ids == ["dental-plan-2026_p1_c00"]
     assert dental["dental-plan-2026_p1_c00"]["revision_hash"] == manifest.documents["dental-plan-2026"].sha256
     assert {pid: p for pid, p in stored.items() if p["document_id"] != "dental-plan-2026"} == others
-    await index.close()
+    await index.aclose()
 
 
 async def test_metadata_change_alone_updates_payloads(corpus: Path, index_dir: Path) -> None:
@@ -233,7 +233,7 @@ async def test_metadata_change_alone_updates_payloads(corpus: Path, index_dir: P
         for p in points(index).values()
         if p["document_id"] == "parental-leave-ca"
     )
-    await index.close()
+    await index.aclose()
 
 
 async def test_removed_file_is_deleted(corpus: Path, index_dir: Path) -> None:
@@ -241,7 +241,7 @@ async def test_removed_file_is_deleted(corpus: Path, index_dir: Path) -> None:
     index = EdgeIndex(index_dir)
     total = await index.point_count()
     leave = chunk_ids_of(index, "parental-leave-ca")
-    await index.close()
+    await index.aclose()
     (corpus / "leave-ca.md").unlink()
     (corpus / "catalog.yaml").write_text(CATALOG.split("  - file: leave-ca.md")[0], encoding="utf-8")
 
@@ -252,7 +252,7 @@ async def test_removed_file_is_deleted(corpus: Path, index_dir: Path) -> None:
     assert await index.point_count() == total - len(leave)
     manifest = await load_manifest(index)
     assert manifest is not None and "parental-leave-ca" not in manifest.documents
-    await index.close()
+    await index.aclose()
 
 
 async def test_removed_file_still_listed_in_the_catalog_is_deleted_and_reported(
@@ -265,7 +265,7 @@ async def test_removed_file_still_listed_in_the_catalog_is_deleted_and_reported(
     assert [(f["file"]) for f in summary.failed] == ["leave-ca.md"]  # the stale catalog entry is flagged
     index = EdgeIndex(index_dir)
     assert chunk_ids_of(index, "parental-leave-ca") == set()
-    await index.close()
+    await index.aclose()
 
 
 async def test_corrupt_pdf_fails_alone(corpus: Path, index_dir: Path) -> None:
@@ -281,7 +281,7 @@ async def test_corrupt_pdf_fails_alone(corpus: Path, index_dir: Path) -> None:
         "dental-plan-2026",
         "parental-leave-ca",
     }
-    await index.close()
+    await index.aclose()
 
 
 async def test_good_document_turned_corrupt_keeps_serving(corpus: Path, index_dir: Path) -> None:
@@ -289,7 +289,7 @@ async def test_good_document_turned_corrupt_keeps_serving(corpus: Path, index_di
     index = EdgeIndex(index_dir)
     before = {pid: p for pid, p in points(index).items() if p["document_id"] == "medical-plan-2026"}
     old_manifest = await load_manifest(index)
-    await index.close()
+    await index.aclose()
     assert before and old_manifest is not None
 
     data = (corpus / "medical.pdf").read_bytes()
@@ -315,7 +315,7 @@ async def test_good_document_turned_corrupt_keeps_serving(corpus: Path, index_di
         prefetch_limit=20,
     )
     assert any(h.payload["document_id"] == "medical-plan-2026" for h in hits)
-    await index.close()
+    await index.aclose()
 
 
 async def test_invalid_metadata_writes_nothing_for_that_document(corpus: Path, index_dir: Path) -> None:
@@ -330,14 +330,14 @@ async def test_invalid_metadata_writes_nothing_for_that_document(corpus: Path, i
     assert not any("California receive" in p["content"] for p in points(index).values())
     manifest = await load_manifest(index)
     assert manifest is not None and "parental-leave-ca" not in manifest.documents
-    await index.close()
+    await index.aclose()
 
 
 async def test_index_refuses_another_embedding_model(corpus: Path, index_dir: Path) -> None:
     await ingest(index_dir, corpus)
     index = EdgeIndex(index_dir)
     total = await index.point_count()
-    await index.close()
+    await index.aclose()
     for other in (
         HashEmbedder(model_name="text-embedding-3-small"),
         HashEmbedder(dimension=32, model_name="fake-hash-64"),
@@ -350,7 +350,7 @@ async def test_index_refuses_another_embedding_model(corpus: Path, index_dir: Pa
         assert other.calls == []
     index = EdgeIndex(index_dir)
     assert await index.point_count() == total
-    await index.close()
+    await index.aclose()
 
 
 async def test_payload_indexes_exist_before_any_point(tmp_path: Path) -> None:
@@ -365,12 +365,12 @@ async def test_payload_indexes_exist_before_any_point(tmp_path: Path) -> None:
         assert schema[name].data_type == qe.PayloadSchemaType.Datetime, name
     assert set(KEYWORD_FIELDS) == {"acl_groups", "jurisdiction", "document_id", "policy_id", "language"}
     assert DATETIME_FIELDS == ("effective_date",)
-    await index.close()
+    await index.aclose()
     # Survives a reopen.
     reopened = EdgeIndex(tmp_path / "index")
     await reopened.prepare(64)
     assert set(reopened._open().info().payload_schema) == set(KEYWORD_FIELDS) | set(DATETIME_FIELDS)
-    await reopened.close()
+    await reopened.aclose()
 
 
 async def test_end_to_end_with_the_local_model(tmp_path: Path) -> None:
@@ -402,4 +402,4 @@ async def test_end_to_end_with_the_local_model(tmp_path: Path) -> None:
         "all-MiniLM-L6-v2",
         384,
     )
-    await index.close()
+    await index.aclose()

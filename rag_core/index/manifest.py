@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_core.errors import IndexModelMismatch
+from rag_core.index.base import VectorIndex
 from rag_core.types import DocumentMeta
 
 SCHEMA = 1
@@ -85,3 +86,9 @@ class Manifest:
                 f"the index was built with {self.embedding_model} ({self.dimension}-d) but the configured "
                 f"embedding model is {model_name} ({dimension}-d); re-ingest into a fresh data dir "
                 f"(or collection) with this model, or configure {self.embedding_model} again")
+
+
+async def load_manifest(index: VectorIndex) -> Manifest | None:
+    """The manifest stored with ``index``, or None for an index nobody has ingested into yet."""
+    raw = await index.read_meta()
+    return Manifest.from_json(raw) if raw else None

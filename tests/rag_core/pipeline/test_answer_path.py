@@ -9,18 +9,20 @@ import logging
 import re
 from datetime import date
 
+import numpy as np
 import pytest
 
 from rag_core.citations import CITATION, sentences
-from rag_core.engine import AMOUNT_CONFLICT_NOTICE, Engine
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.ingest.extract import slugify
 from rag_core.observability import user_hash
+from rag_core.pipeline import Pipeline
+from rag_core.pipeline.validate import AMOUNT_CONFLICT_NOTICE
 from rag_core.retrieval import HybridRetriever, to_candidate
 from rag_core.settings import DEFAULT_ABSTAIN_TEXTS
 from rag_core.tokens import count_tokens
 from rag_core.types import AbstainReason, Answer, Candidate
-from tests.rag_core.conftest import TODAY, FixtureCorpus, token
+from tests.rag_core.conftest import TODAY, FixtureCorpus, gate_of, generator_of, token
 from tests.rag_core.corpus_factory import (
     CANARIES,
     CANARY_DOCS,
@@ -88,7 +90,7 @@ def assert_clean_abstention(answer: Answer, reason: AbstainReason | None = None)
 
 def leaked_strings(answer: Answer, spy: SpyIndex, generator: SpyGenerator | None, needle: str) -> list[str]:
     """Every place ``needle`` shows up: the answer, its citations, the retrieved ids, anything the
-    index returned for this engine, anything that reached the generator."""
+    index returned for this pipeline, anything that reached the generator."""
     places = []
     if needle in answer.answer:
         places.append("answer text")
@@ -118,9 +120,9 @@ def leaked_strings(answer: Answer, spy: SpyIndex, generator: SpyGenerator | None
 async def test_every_index_query_carries_the_tokens_access_filter(
     fixture_corpus: FixtureCorpus, groups: list[str], state: str | None, as_of: date | None
 ) -> None:
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     for question in (DEDUCTIBLE_Q, LEAVE_Q, CANARY_QUESTIONS["executives"]):
-        await engine.answer(question, token(groups, state=state), as_of=as_of)
+        await pipeline.answer(question, token(groups, state=state), as_of=as_of)
     assert len(spy.queries) == 3  # one filtered query per question, and no other read
     assert spy.counts == []
     jurisdictions = {"US-ALL", f"US-{state}"} if state else {"US-ALL"}
@@ -138,12 +140,12 @@ async def test_every_index_query_carries_the_tokens_access_filter(
 async def test_token_without_groups_abstains_no_access_without_touching_the_index(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(DEDUCTIBLE_Q, token([]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token([]))
     assert_clean_abstention(answer, AbstainReason.NO_ACCESS)
     assert spy.touched == 0
     assert answer.retrieved == []
-    assert engine.generator.calls == []  # type: ignore[attr-defined]
+    assert generator_of(pipeline).calls == []
 
 
 async def test_retriever_refuses_a_query_without_an_access_filter(fixture_corpus: FixtureCorpus) -> None:
@@ -190,8 +192,8 @@ async def test_answers_are_cited_sentence_by_sentence_with_right_pages_and_title
     fact: str,
 ) -> None:
     generator = SpyGenerator(ExtractiveGenerator())
-    engine, _ = fixture_corpus.engine(generator)
-    answer = await engine.answer(question, token(groups, state=state))
+    pipeline, _ = fixture_corpus.pipeline(generator)
+    answer = await pipeline.answer(question, token(groups, state=state))
     assert_grounded(answer, generator)
     assert fact in answer.answer
     first = answer.citations[0]
@@ -204,8 +206,8 @@ async def test_answers_are_cited_sentence_by_sentence_with_right_pages_and_title
 
 
 async def test_abstention_names_no_restricted_title_or_canary(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(CANARY_QUESTIONS["executives"], token(["employees"]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(CANARY_QUESTIONS["executives"], token(["employees"]))
     assert_clean_abstention(answer)
     for needle in (CANARIES["executives"], CANARY_TITLES["executives"], CANARY_DOCS["executives"], "$1,200"):
         assert needle not in answer.answer
@@ -217,9 +219,9 @@ async def test_abstention_names_no_restricted_title_or_canary(fixture_corpus: Fi
 
 
 async def test_current_deductible_is_the_2026_amount_and_never_the_superseded_one(
-    generator_spy: SpyGenerator, engine: Engine, index_spy: SpyIndex
+    generator_spy: SpyGenerator, pipeline: Pipeline, index_spy: SpyIndex
 ) -> None:
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]))
     assert_grounded(answer, generator_spy)
     assert "$1,250" in answer.answer
     assert "$1,000" not in answer.answer
@@ -230,8 +232,8 @@ async def test_current_deductible_is_the_2026_amount_and_never_the_superseded_on
 
 
 async def test_deductible_as_of_mid_2025_is_the_2025_amount(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]), as_of=date(2025, 6, 1))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]), as_of=date(2025, 6, 1))
     assert_grounded(answer)
     assert "$1,000" in answer.answer
     assert "$1,250" not in answer.answer
@@ -240,14 +242,14 @@ async def test_deductible_as_of_mid_2025_is_the_2025_amount(fixture_corpus: Fixt
 
 
 async def test_future_401k_plan_is_not_used_before_it_takes_effect(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     question = "What is the 401(k) company match?"
-    before = await engine.answer(question, token(["employees"]))
+    before = await pipeline.answer(question, token(["employees"]))
     assert_clean_abstention(before)
     assert "6%" not in before.answer
     assert "retirement-401k-2027" not in spy.returned_document_ids()
 
-    after = await engine.answer(question, token(["employees"]), as_of=date(2027, 1, 2))
+    after = await pipeline.answer(question, token(["employees"]), as_of=date(2027, 1, 2))
     assert_grounded(after)
     assert "6%" in after.answer
     assert "retirement-401k-2027" in cited_docs(after)
@@ -257,8 +259,8 @@ async def test_future_401k_plan_is_not_used_before_it_takes_effect(fixture_corpu
 
 
 async def test_california_variant_overrides_the_us_policy(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(LEAVE_Q, token(["employees"], state="CA"))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(LEAVE_Q, token(["employees"], state="CA"))
     assert_grounded(answer)
     assert "16 weeks" in answer.answer
     assert "12 weeks" not in answer.answer
@@ -269,8 +271,8 @@ async def test_california_variant_overrides_the_us_policy(fixture_corpus: Fixtur
 
 
 async def test_user_without_a_state_gets_the_us_policy(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(LEAVE_Q, token(["employees"]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(LEAVE_Q, token(["employees"]))
     assert_grounded(answer)
     assert "12 weeks" in answer.answer
     assert "16 weeks" not in answer.answer and "14 weeks" not in answer.answer
@@ -281,8 +283,8 @@ async def test_user_without_a_state_gets_the_us_policy(fixture_corpus: FixtureCo
 async def test_new_york_variant_without_declared_precedence_abstains_as_conflict(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    engine, _ = fixture_corpus.engine()
-    answer = await engine.answer(LEAVE_Q, token(["employees"], state="NY"))
+    pipeline, _ = fixture_corpus.pipeline()
+    answer = await pipeline.answer(LEAVE_Q, token(["employees"], state="NY"))
     assert_clean_abstention(answer, AbstainReason.CONFLICT)
     assert "14 weeks" not in answer.answer and "12 weeks" not in answer.answer
 
@@ -290,8 +292,8 @@ async def test_new_york_variant_without_declared_precedence_abstains_as_conflict
 async def test_spanish_question_is_answered_from_the_spanish_translation(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer("¿Cuántas semanas de permiso parental tengo?", token(["employees"]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer("¿Cuántas semanas de permiso parental tengo?", token(["employees"]))
     assert_grounded(answer)
     assert cited_docs(answer) == {"parental-leave-us-2026-es"}
     assert "12 semanas" in answer.answer
@@ -302,8 +304,8 @@ async def test_spanish_question_is_answered_from_the_spanish_translation(
 async def test_english_question_never_cites_the_spanish_translation(
     fixture_corpus: FixtureCorpus, state: str | None
 ) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(LEAVE_Q, token(["employees"], state=state))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(LEAVE_Q, token(["employees"], state=state))
     assert_grounded(answer)
     assert "parental-leave-us-2026-es" not in cited_docs(answer)
     assert "semanas" not in answer.answer
@@ -311,8 +313,8 @@ async def test_english_question_never_cites_the_spanish_translation(
 
 
 async def test_language_claim_is_a_hard_filter(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(LEAVE_Q, token(["employees"], language="es"))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(LEAVE_Q, token(["employees"], language="es"))
     assert spy.queries[0].access.language == "es"
     assert {p.payload["language"] for q in spy.queries for p in q.results} <= {"es"}
     assert cited_docs(answer) <= {"parental-leave-us-2026-es"}
@@ -334,8 +336,8 @@ IDENTITIES: dict[str, list[str]] = {
 async def test_canary_matrix(fixture_corpus: FixtureCorpus, identity: str, canary_group: str) -> None:
     groups = IDENTITIES[identity]
     generator = SpyGenerator(ExtractiveGenerator())
-    engine, spy = fixture_corpus.engine(generator)
-    answer = await engine.answer(
+    pipeline, spy = fixture_corpus.pipeline(generator)
+    answer = await pipeline.answer(
         CANARY_QUESTIONS[canary_group], token(groups, subject=f"{identity}@fabrikam")
     )
     allowed = canary_group in groups
@@ -360,12 +362,12 @@ async def test_canary_matrix(fixture_corpus: FixtureCorpus, identity: str, canar
 
 
 async def test_revoking_a_group_removes_access_on_the_next_question(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     question = CANARY_QUESTIONS["executives"]
-    granted = await engine.answer(question, token(["employees", "executives"], subject="dana"))
+    granted = await pipeline.answer(question, token(["employees", "executives"], subject="dana"))
     assert CANARIES["executives"] in granted.answer
     spy.queries.clear()
-    revoked = await engine.answer(question, token(["employees"], subject="dana"))
+    revoked = await pipeline.answer(question, token(["employees"], subject="dana"))
     assert CANARIES["executives"] not in revoked.answer
     assert revoked.citations == [] or CANARY_DOCS["executives"] not in cited_docs(revoked)
     assert CANARY_DOCS["executives"] not in spy.returned_document_ids()
@@ -376,8 +378,8 @@ async def test_revoking_a_group_removes_access_on_the_next_question(fixture_corp
 
 
 async def test_employee_audience_narrows_an_executives_answer(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(
         CANARY_QUESTIONS["executives"],
         token(["employees", "executives"]),
         audience_tokens=[token(["employees"], subject="bob")],
@@ -394,9 +396,9 @@ async def test_employee_audience_narrows_an_executives_answer(fixture_corpus: Fi
 async def test_audience_with_more_groups_never_widens(
     fixture_corpus: FixtureCorpus, canary_group: str
 ) -> None:
-    engine, spy = fixture_corpus.engine()
+    pipeline, spy = fixture_corpus.pipeline()
     wide = token(["employees", "executives", "hr-admins", "contractors"], subject="ceo")
-    answer = await engine.answer(CANARY_QUESTIONS[canary_group], token(["employees"]), audience_tokens=[wide])
+    answer = await pipeline.answer(CANARY_QUESTIONS[canary_group], token(["employees"]), audience_tokens=[wide])
     assert leaked_strings(answer, spy, None, CANARIES[canary_group]) == []
     assert CANARY_DOCS[canary_group] not in spy.returned_document_ids()
     for query in spy.queries:
@@ -405,8 +407,8 @@ async def test_audience_with_more_groups_never_widens(
 
 async def test_audience_narrows_jurisdiction_too(fixture_corpus: FixtureCorpus) -> None:
     """A Californian asking in a channel with a colleague with no state gets the policy both may see."""
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(
         LEAVE_Q, token(["employees"], state="CA"), audience_tokens=[token(["employees"], subject="bob")]
     )
     assert "16 weeks" not in answer.answer
@@ -414,8 +416,8 @@ async def test_audience_narrows_jurisdiction_too(fixture_corpus: FixtureCorpus) 
 
 
 async def test_audience_member_without_groups_makes_the_answer_abstain(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(
         DEDUCTIBLE_Q, token(["employees"]), audience_tokens=[token([], subject="guest")]
     )
     assert_clean_abstention(answer, AbstainReason.NO_ACCESS)
@@ -433,8 +435,8 @@ async def test_conflicting_amounts_abstain_or_show_each_value_with_its_own_citat
     fixture_corpus: FixtureCorpus,
 ) -> None:
     generator = SpyGenerator(ExtractiveGenerator())
-    engine, _ = fixture_corpus.engine(generator)
-    answer = await engine.answer(OOP_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(generator)
+    answer = await pipeline.answer(OOP_Q, token(["employees"]))
     if answer.abstained:
         assert_clean_abstention(answer, AbstainReason.CONFLICT)
         return
@@ -455,8 +457,8 @@ async def test_generator_picking_one_of_two_conflicting_amounts_abstains(
             f"The HMO out-of-pocket maximum is $6,000 per person.[^{_chunk_with(context, '$6,000').chunk_id}]"
         )
 
-    engine, _ = fixture_corpus.engine(ScriptedGenerator(one_side))
-    answer = await engine.answer(OOP_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(one_side))
+    answer = await pipeline.answer(OOP_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.CONFLICT)
 
 
@@ -471,11 +473,11 @@ async def test_conflicting_amount_under_the_wrong_citation_is_not_accepted(
             f"[^{_chunk_with(context, '$6,000').chunk_id}]"
         )
 
-    engine, _ = fixture_corpus.engine(ScriptedGenerator(both_under_one))
-    answer = await engine.answer(OOP_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(both_under_one))
+    answer = await pipeline.answer(OOP_Q, token(["employees"]))
     if not answer.abstained:
         cited_content = {c.chunk_id for c in answer.citations}
-        generator = engine.generator
+        generator = generator_of(pipeline)
         context = generator.calls[0].context  # type: ignore[attr-defined]
         assert _chunk_with(context, "$6,350").chunk_id in cited_content
     else:
@@ -488,8 +490,8 @@ async def test_conflicting_amount_under_the_wrong_citation_is_not_accepted(
 async def test_poisoned_document_yields_the_fact_without_links_images_or_the_injection(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(VENDOR_Q, token(["employees"]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(VENDOR_Q, token(["employees"]))
     assert_grounded(answer)
     # The poison did reach the index results (so the test is meaningful) ...
     assert any(EVIL_HOST in c for c in spy.returned_contents())
@@ -512,8 +514,8 @@ async def test_generator_echoing_the_poison_links_is_sanitised(fixture_corpus: F
             f"Details are at [the notice](https://{HOST}/policies/vendor-notice-2026.md).[^{chunk}]"
         )
 
-    engine, _ = fixture_corpus.engine(ScriptedGenerator(echo))
-    answer = await engine.answer(VENDOR_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(echo))
+    answer = await pipeline.answer(VENDOR_Q, token(["employees"]))
     assert not answer.abstained
     assert EVIL_HOST not in answer.answer
     assert "![" not in answer.answer
@@ -524,10 +526,10 @@ async def test_generator_echoing_the_poison_links_is_sanitised(fixture_corpus: F
 
 
 async def test_absent_topic_abstains_low_similarity_before_generation(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    answer = await engine.answer(ABSENT_Q, token(["employees"]))
+    pipeline, spy = fixture_corpus.pipeline()
+    answer = await pipeline.answer(ABSENT_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
-    assert engine.generator.calls == []  # type: ignore[attr-defined]
+    assert generator_of(pipeline).calls == []
     assert len(spy.queries) == 1  # it did look
 
 
@@ -535,8 +537,8 @@ async def test_company_name_alone_does_not_make_an_absent_topic_answerable(
     fixture_corpus: FixtureCorpus,
 ) -> None:
     """Every title says "Fabrikam"; that shared word must not turn "pet insurance" into a deductible quote."""
-    engine, _ = fixture_corpus.engine()
-    answer = await engine.answer("Does Fabrikam offer pet insurance?", token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline()
+    answer = await pipeline.answer("Does Fabrikam offer pet insurance?", token(["employees"]))
     assert answer.abstained, answer.answer
     assert "$1,250" not in answer.answer
 
@@ -544,8 +546,8 @@ async def test_company_name_alone_does_not_make_an_absent_topic_answerable(
 async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_match(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    engine, _ = fixture_corpus.engine()
-    answer = await engine.answer(
+    pipeline, _ = fixture_corpus.pipeline()
+    answer = await pipeline.answer(
         "How many weeks of parental leave do I get after my baby is born?", token(["employees"])
     )
     assert not answer.abstained, answer.abstain_reason
@@ -560,11 +562,10 @@ async def test_an_undocumented_word_passes_the_topic_gate_only_with_a_strong_mat
 ) -> None:
     """A word no document contains is usually an uncovered topic ("pet", "funeral"); a question
     the documents still match strongly (here 0.71 against the 0.66 bar) treats it as phrasing."""
-    engine, _ = fixture_corpus.engine()
-    await engine.manifest()
-    scope = engine.scope_for(ROUGH_LEAVE_Q, token(["employees"]))
-    assert engine.rewrite(ROUGH_LEAVE_Q, scope)[1] == ["roughly"]  # left alone, not "corrected"
-    answer = await engine.answer(ROUGH_LEAVE_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline()
+    rewritten = await pipeline.run_until("rewrite", ROUGH_LEAVE_Q, token(["employees"]))
+    assert rewritten.unknown_words == ["roughly"]  # left alone, not "corrected"
+    answer = await pipeline.answer(ROUGH_LEAVE_Q, token(["employees"]))
     assert not answer.abstained, answer.abstain_reason
     assert "12 weeks" in answer.answer
 
@@ -572,10 +573,10 @@ async def test_an_undocumented_word_passes_the_topic_gate_only_with_a_strong_mat
 async def test_a_stricter_bar_for_undocumented_words_abstains_before_generation(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    engine, _ = fixture_corpus.engine(UNKNOWN_WORD_CUTOFF=0.99)
-    answer = await engine.answer(ROUGH_LEAVE_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(UNKNOWN_WORD_CUTOFF=0.99)
+    answer = await pipeline.answer(ROUGH_LEAVE_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
-    assert engine.generator.calls == []  # type: ignore[attr-defined]
+    assert generator_of(pipeline).calls == []
 
 
 QUESTIONS_FOR_GATE = [
@@ -589,23 +590,23 @@ QUESTIONS_FOR_GATE = [
 
 
 async def test_no_chunk_under_the_cutoff_reaches_the_generator(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    generator: SpyGenerator = engine.generator  # type: ignore[assignment]
+    pipeline, spy = fixture_corpus.pipeline()
+    generator = generator_of(pipeline)
     below_cutoff_seen = 0
     for question in QUESTIONS_FOR_GATE:
         generator.calls.clear()
         spy.queries.clear()
-        await engine.answer(question, token(["employees"]))
+        await pipeline.answer(question, token(["employees"]))
         assert len(generator.calls) == 1, question
         call = generator.calls[0]
         assert 1 <= len(call.context) <= 4
         assert sum(count_tokens(c.content) for c in call.context) <= 1600
         for chunk in call.context:
-            assert chunk.dense_score >= engine.cutoff, (question, chunk.chunk_id, chunk.dense_score)
-        # Recompute every returned point's cosine to the query the engine used: the gate had work.
-        vector = await engine.retriever.embed(call.question)
+            assert chunk.dense_score >= gate_of(pipeline).cutoff, (question, chunk.chunk_id, chunk.dense_score)
+        # Recompute every returned point's cosine to the query the pipeline used: the gate had work.
+        vector = np.asarray(await fixture_corpus.embedder.embed_query(call.question), dtype=np.float32)
         scores = {p.payload["chunk_id"]: to_candidate(p, vector).dense_score for p in spy.queries[0].results}
-        below = {cid for cid, s in scores.items() if s < engine.cutoff}
+        below = {cid for cid, s in scores.items() if s < gate_of(pipeline).cutoff}
         below_cutoff_seen += len(below)
         assert not below & {c.chunk_id for c in call.context}
     assert below_cutoff_seen > 0
@@ -613,9 +614,9 @@ async def test_no_chunk_under_the_cutoff_reaches_the_generator(fixture_corpus: F
 
 async def test_context_budget_is_configurable_and_respected(fixture_corpus: FixtureCorpus) -> None:
     generator = SpyGenerator(ExtractiveGenerator())
-    engine, _ = fixture_corpus.engine(generator, MAX_CONTEXT_CHUNKS=1, MAX_CONTEXT_TOKENS=80)
+    pipeline, _ = fixture_corpus.pipeline(generator, MAX_CONTEXT_CHUNKS=1, MAX_CONTEXT_TOKENS=80)
     for question in QUESTIONS_FOR_GATE:
-        await engine.answer(question, token(["employees"]))
+        await pipeline.answer(question, token(["employees"]))
     assert generator.calls
     for call in generator.calls:
         assert len(call.context) <= 1
@@ -623,12 +624,12 @@ async def test_context_budget_is_configurable_and_respected(fixture_corpus: Fixt
 
 
 async def test_a_strict_cutoff_abstains_everything(fixture_corpus: FixtureCorpus) -> None:
-    engine, _ = fixture_corpus.engine(None, SIMILARITY_CUTOFF=0.99)
-    assert engine.cutoff == 0.99
+    pipeline, _ = fixture_corpus.pipeline(None, SIMILARITY_CUTOFF=0.99)
+    assert gate_of(pipeline).cutoff == 0.99
     for question in QUESTIONS_FOR_GATE[:3]:
-        answer = await engine.answer(question, token(["employees"]))
+        answer = await pipeline.answer(question, token(["employees"]))
         assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
-    assert engine.generator.calls == []  # type: ignore[attr-defined]
+    assert generator_of(pipeline).calls == []
 
 
 # -- generator failures and what the validator does with bad output ------------------------------------
@@ -636,8 +637,8 @@ async def test_a_strict_cutoff_abstains_everything(fixture_corpus: FixtureCorpus
 
 async def test_generation_failure_abstains_without_raising(fixture_corpus: FixtureCorpus) -> None:
     failing = FailingGenerator()
-    engine, _ = fixture_corpus.engine(failing)
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(failing)
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]))
     assert failing.calls == 1
     assert_clean_abstention(answer, AbstainReason.GENERATION_ERROR)
     assert "generate" in answer.latency_ms
@@ -651,8 +652,8 @@ async def test_citation_of_an_unknown_chunk_rejects_the_whole_answer(fixture_cor
             f"[^{CANARY_DOCS['executives']}_p1_c00]"
         )
 
-    engine, _ = fixture_corpus.engine(ScriptedGenerator(invent))
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(invent))
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.INVALID_CITATION)
 
 
@@ -665,8 +666,8 @@ async def test_citation_of_an_unknown_chunk_rejects_the_whole_answer(fixture_cor
     ],
 )
 async def test_output_without_supported_claims_abstains(fixture_corpus: FixtureCorpus, text: str) -> None:
-    engine, _ = fixture_corpus.engine(ScriptedGenerator(lambda q, c: text))
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(lambda q, c: text))
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.NO_SUPPORTED_CLAIMS)
 
 
@@ -678,8 +679,8 @@ async def test_mixed_output_keeps_only_cited_sentences(fixture_corpus: FixtureCo
             f"I think it will go down next year."
         )
 
-    engine, _ = fixture_corpus.engine(ScriptedGenerator(mixed))
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"]))
+    pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(mixed))
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]))
     assert not answer.abstained
     chunk = answer.citations[0].chunk_id
     assert answer.answer == f"The annual deductible is $1,250 per person.[^{chunk}]"
@@ -690,10 +691,10 @@ async def test_mixed_output_keeps_only_cited_sentences(fixture_corpus: FixtureCo
 
 
 async def test_follow_up_uses_the_thread_history(fixture_corpus: FixtureCorpus) -> None:
-    engine, spy = fixture_corpus.engine()
-    generator: SpyGenerator = engine.generator  # type: ignore[assignment]
+    pipeline, spy = fixture_corpus.pipeline()
+    generator = generator_of(pipeline)
     history = ["What is the medical deductible?"]
-    answer = await engine.answer("what about dental?", token(["employees"]), history=history)
+    answer = await pipeline.answer("what about dental?", token(["employees"]), history=history)
     assert len(spy.queries) == 1 and spy.queries[0].results
     assert answer.retrieved
     assert {doc_of(c) for c in answer.retrieved} & {"dental-plan-2026", "medical-plan-2026"}
@@ -713,12 +714,12 @@ def _query_records(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
 async def test_one_structured_log_record_per_question_without_the_question_text(
     fixture_corpus: FixtureCorpus, caplog: pytest.LogCaptureFixture
 ) -> None:
-    engine, _ = fixture_corpus.engine()
+    pipeline, _ = fixture_corpus.pipeline()
     subject = "alice.smith@fabrikam.example"
     caplog.set_level(logging.INFO, logger="benefitsbot.query")
-    answered = await engine.answer(DEDUCTIBLE_Q, token(["employees", "executives"], subject=subject))
-    abstained = await engine.answer(ABSENT_Q, token(["employees"], subject=subject))
-    no_access = await engine.answer(LEAVE_Q, token([], subject=subject))
+    answered = await pipeline.answer(DEDUCTIBLE_Q, token(["employees", "executives"], subject=subject))
+    abstained = await pipeline.answer(ABSENT_Q, token(["employees"], subject=subject))
+    no_access = await pipeline.answer(LEAVE_Q, token([], subject=subject))
     records = _query_records(caplog)
     assert len(records) == 3
     for record, answer in zip(records, (answered, abstained, no_access), strict=True):
@@ -741,9 +742,9 @@ async def test_one_structured_log_record_per_question_without_the_question_text(
 async def test_question_text_is_logged_only_when_log_queries_is_on(
     fixture_corpus: FixtureCorpus, caplog: pytest.LogCaptureFixture
 ) -> None:
-    engine, _ = fixture_corpus.engine(None, LOG_QUERIES=True)
+    pipeline, _ = fixture_corpus.pipeline(None, LOG_QUERIES=True)
     caplog.set_level(logging.INFO, logger="benefitsbot.query")
-    answer = await engine.answer(DEDUCTIBLE_Q, token(["employees"], subject="alice.smith@fabrikam.example"))
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"], subject="alice.smith@fabrikam.example"))
     records = _query_records(caplog)
     assert len(records) == 1
     assert records[0]["question"] == DEDUCTIBLE_Q
@@ -758,10 +759,10 @@ async def test_warm_up_loads_the_word_lists_and_tokenizer_before_the_first_quest
 
     spelling._dictionary.cache_clear()
     tokens.encoding.cache_clear()
-    engine, _ = fixture_corpus.engine()
-    await engine.warm_up()
+    pipeline, _ = fixture_corpus.pipeline()
+    await pipeline.warm_up()
     assert spelling._dictionary.cache_info().currsize == 2  # English and Spanish
     assert tokens.encoding.cache_info().currsize == 1
     misses = spelling._dictionary.cache_info().misses
-    await engine.answer(ROUGH_LEAVE_Q, token(["employees"]))
+    await pipeline.answer(ROUGH_LEAVE_Q, token(["employees"]))
     assert spelling._dictionary.cache_info().misses == misses  # the question loaded nothing new

@@ -1,0 +1,67 @@
+"""Assemble the default answer path from settings (each part injectable for tests)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from rag_core.embeddings import EmbeddingProvider, build_embedder
+from rag_core.generation import Generator, build_generator
+from rag_core.index import VectorIndex, open_index
+from rag_core.pipeline.base import Stage
+from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
+from rag_core.pipeline.generate import GenerateStage
+from rag_core.pipeline.query import EmbedStage, RewriteStage
+from rag_core.pipeline.rerank import RerankStage
+from rag_core.pipeline.retrieve import RetrieveStage
+from rag_core.pipeline.runner import Pipeline
+from rag_core.pipeline.scope import ScopeStage
+from rag_core.pipeline.validate import AmountConflictStage, ValidateStage
+from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker, Reranker
+from rag_core.retrieval import HybridRetriever
+from rag_core.settings import CoreSettings
+
+
+def build_reranker(settings: CoreSettings) -> Reranker:
+    choice = settings.reranker
+    if choice == "cohere" or (choice == "auto" and settings.cohere_api_key):
+        assert settings.cohere_api_key is not None
+        return CohereReranker(settings.cohere_api_key.get_secret_value())
+    if choice == "none":
+        return FusedOrder()
+    # Measured over the fused order (benchmarks/README.md): MRR 0.638 -> 0.686 on Contoso, 0.935 -> 0.945 on corpus/.
+    return LexicalDenseReranker()
+
+
+def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
+                   embedder: EmbeddingProvider | None = None, generator: Generator | None = None,
+                   reranker: Reranker | None = None) -> Pipeline:
+    """scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
+    -> validate -> amounts. Parts not given are built from ``settings``."""
+    index = index or open_index(settings)
+    embedder = embedder or build_embedder(settings)
+    generator = generator or build_generator(settings)
+    reranker = reranker or build_reranker(settings)
+    corpus = CorpusView(index, embedder.model_name, embedder.dimension)
+    cutoff = settings.cutoff_for(embedder.model_name)
+
+    def today() -> date:
+        return settings.today or date.today()
+
+    def model_label(generated_by: str | None) -> str:
+        return f"{generated_by or generator.model_name}+{embedder.model_name}"
+
+    stages: list[Stage] = [
+        ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
+        RewriteStage(corpus),
+        EmbedStage(embedder),
+        RetrieveStage(HybridRetriever(index, embedder, candidates=settings.candidates)),
+        SimilarityGate(cutoff, settings.unknown_word_cutoff_for(embedder.model_name)),
+        RerankStage(reranker),
+        ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
+        PrecedenceGate(corpus),
+        GenerateStage(generator),
+        ValidateStage(),
+        AmountConflictStage(),
+    ]
+    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index])

@@ -1,0 +1,70 @@
+"""Gates: the similarity and topic gate, the context budget, and policy precedence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_core.context import select_context
+from rag_core.pipeline.base import StageBase
+from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.state import QueryState
+from rag_core.types import AbstainReason
+
+
+class SimilarityGate(StageBase):
+    """Abstain ``low_similarity`` when the best candidate is under the model's calibrated cutoff,
+    or when the question names a topic no visible document contains and the match is not strong
+    enough to read that word as phrasing ("pick", "versus") rather than a topic ("funeral")."""
+
+    name = "gate"
+
+    def __init__(self, cutoff: float, unknown_word_cutoff: float | None) -> None:
+        self.cutoff = cutoff
+        self.unknown_word_cutoff = unknown_word_cutoff
+
+    def topic_blocks(self, unknown: Sequence[str], best_similarity: float) -> bool:
+        if not unknown:
+            return False
+        return self.unknown_word_cutoff is None or best_similarity < self.unknown_word_cutoff
+
+    def gate_score(self, state: QueryState) -> float:
+        """What the cutoff is compared with; 0 when the topic gate stops the question whatever the
+        cutoff (calibration sweeps the cutoff over this)."""
+        best = state.best_similarity
+        return 0.0 if self.topic_blocks(state.unknown_words, best) else best
+
+    async def run(self, state: QueryState) -> None:
+        best = state.best_similarity
+        if best < self.cutoff or self.topic_blocks(state.unknown_words, best):
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+
+class ContextBudget(StageBase):
+    """The retrieval contract's budget: at most N chunks and T tokens, none under the cutoff."""
+
+    name = "context"
+
+    def __init__(self, cutoff: float, max_chunks: int, max_tokens: int) -> None:
+        self.cutoff = cutoff
+        self.max_chunks = max_chunks
+        self.max_tokens = max_tokens
+
+    async def run(self, state: QueryState) -> None:
+        state.context = select_context(state.candidates, cutoff=self.cutoff, max_chunks=self.max_chunks,
+                                       max_tokens=self.max_tokens)
+        if not state.context:
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+
+class PrecedenceGate(StageBase):
+    """A state variant and a US-wide policy both in scope with no declared ``overrides``: the
+    documents disagree on which applies, so abstain ``conflict`` rather than pick one."""
+
+    name = "precedence"
+
+    def __init__(self, corpus: CorpusView) -> None:
+        self.corpus = corpus
+
+    async def run(self, state: QueryState) -> None:
+        if self.corpus.registry.unresolved_variants((c.policy_id for c in state.context), state.require_access()):
+            state.abstain(AbstainReason.CONFLICT, self.name)

@@ -1,0 +1,54 @@
+"""Rewrite (follow-ups, spelling, the question's undocumented words) and query embedding."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag_core.embeddings import EmbeddingProvider
+from rag_core.pipeline.base import StageBase
+from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.state import QueryState
+from rag_core.spelling import normalise_query, preload_dictionaries
+
+_FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|what if|also|y|¿y|and for|same for)\b", re.IGNORECASE)
+
+
+def retrieval_query(question: str, history: Sequence[str]) -> str:
+    """A short follow-up ("what about dental?") borrows the previous question's context."""
+    if history and (_FOLLOW_UP.match(question) or len(question.split()) <= 4):
+        return f"{history[-1]} {question}"
+    return question
+
+
+class RewriteStage(StageBase):
+    """The query retrieval sees (follow-up context, file names as words, spelling fixed against
+    the scope's vocabulary) and the question's topic words no searchable document contains
+    ("pet insurance", "ESPP"): the topic gate decides on those once similarity is known."""
+
+    name = "rewrite"
+
+    def __init__(self, corpus: CorpusView) -> None:
+        self.corpus = corpus
+
+    async def run(self, state: QueryState) -> None:
+        corrector = self.corpus.corrector_for(state.require_access())
+        state.query = corrector.correct(normalise_query(retrieval_query(state.question, state.history)),
+                                        state.language)
+        state.unknown_words = corrector.unknown_topics(state.query) if state.language == "en" else []
+
+    async def warm_up(self) -> None:
+        await asyncio.to_thread(preload_dictionaries)
+
+
+class EmbedStage(StageBase):
+    name = "embed"
+
+    def __init__(self, embedder: EmbeddingProvider) -> None:
+        self.embedder = embedder
+
+    async def run(self, state: QueryState) -> None:
+        state.query_vector = np.asarray(await self.embedder.embed_query(state.query), dtype=np.float32)
