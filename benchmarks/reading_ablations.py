@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rag_core.engine import Engine
 
 from rag_core.context import select_context
-from rag_core.engine import Engine
 from rag_core.eval.gold import GoldRow, apply_labels, load_gold
 from rag_core.eval.harness import token_for
 from rag_core.generation.extractive import ExtractiveGenerator

@@ -29,6 +29,11 @@ DEFAULT_UNKNOWN_WORD_CUTOFFS: dict[str, float] = {
     "all-MiniLM-L6-v2": 0.66,
 }
 
+# The answerability gate: the best cross-encoder logit (ms-marco-MiniLM-L-12-v2) among the context
+# sentences the reader read. `benefitsbot eval corpus/gold.jsonl --calibrate --signal reader`
+# (tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl; benchmarks/README.md "Reading models").
+DEFAULT_READER_MIN_SCORE = -1.25
+
 DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
     "low_similarity": "I couldn't find this in the official benefits documents, so I won't guess.",
     "no_access": "I couldn't find this in the official benefits documents, so I won't guess.",
@@ -66,6 +71,11 @@ class CoreSettings(BaseSettings):
     # Retrieval contract
     similarity_cutoff: float | None = Field(default=None, alias="SIMILARITY_CUTOFF")
     unknown_word_cutoff: float | None = Field(default=None, alias="UNKNOWN_WORD_CUTOFF")
+    # The reader (rag_core.reading): a cross-encoder picks the answer sentences and decides
+    # answerability. cross-encoder | none (none: word-overlap picking and the topic gate).
+    reader: str = Field(default="cross-encoder", alias="READER")
+    reader_min_score: float = Field(default=DEFAULT_READER_MIN_SCORE, alias="READER_MIN_SCORE")
+    reader_keep: int = Field(default=12, alias="READER_KEEP")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

@@ -22,6 +22,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
                     help="JSONL of {id, must_include} merged into the gold rows (answer labels kept apart "
                          "from a third-party question set)")
     ev.add_argument("--calibrate", action="store_true", help="sweep the similarity cutoff and plot the curve")
+    ev.add_argument("--signal", choices=["similarity", "reader"], default="similarity",
+                    help="what --calibrate sweeps: the dense cosine gate or the reader's answerability gate")
     ev.add_argument("--plot", type=Path, help="where to save the calibration curve (PNG)")
     ev.add_argument("--reranker", choices=["none", "lexical", "cohere"], help="override RERANKER")
     ev.add_argument("--no-progress", action="store_true")

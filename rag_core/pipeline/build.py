@@ -7,16 +7,19 @@ from datetime import date
 from rag_core.embeddings import EmbeddingProvider, build_embedder
 from rag_core.generation import Generator, build_generator
 from rag_core.index import VectorIndex, open_index
+from rag_core.models import CrossEncoder
 from rag_core.pipeline.base import Stage
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
+from rag_core.pipeline.read import AnswerabilityGate, ReadStage
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
 from rag_core.pipeline.scope import ScopeStage
 from rag_core.pipeline.validate import AmountConflictStage, ValidateStage
+from rag_core.reading.reader import SpanReader
 from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker, Reranker
 from rag_core.retrieval import HybridRetriever
 from rag_core.settings import CoreSettings
@@ -51,6 +54,11 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     def model_label(generated_by: str | None) -> str:
         return f"{generated_by or generator.model_name}+{embedder.model_name}"
 
+    # A model reads the context (English) and decides answerability; READER=none keeps word-overlap picking.
+    reading_stages: list[Stage] = [
+        ReadStage(SpanReader(CrossEncoder.shared(max_length=128), keep=settings.reader_keep)),
+        AnswerabilityGate(settings.reader_min_score),
+    ] if settings.reader == "cross-encoder" else []
     stages: list[Stage] = [
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
@@ -60,6 +68,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         RerankStage(reranker),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
         PrecedenceGate(corpus),
+        *reading_stages,
         GenerateStage(generator),
         ValidateStage(),
         AmountConflictStage(),

@@ -343,9 +343,10 @@ async def test_canary_matrix(fixture_corpus: FixtureCorpus, identity: str, canar
     allowed = canary_group in groups
     canary = CANARIES[canary_group]
     if allowed:
-        # The positive control: the canary's document is found and quoted for those who may see it.
+        # The positive control: the canary's document is found, read and cited for those who may see
+        # it (which of its sentences answers best is the reader's call).
         assert_grounded(answer, generator)
-        assert canary in answer.answer
+        assert canary in " ".join(c.content for c in generator.calls[-1].context)
         assert CANARY_DOCS[canary_group] in cited_docs(answer)
     else:
         assert leaked_strings(answer, spy, generator, canary) == []
