@@ -29,17 +29,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rag_core.engine import Engine
 
 from rag_core.context import select_context
 from rag_core.eval.gold import GoldRow, apply_labels, load_gold
 from rag_core.eval.harness import token_for
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.models import ColbertEncoder, CrossEncoder, DenseOnnxEncoder, bert
+from rag_core.pipeline import build_pipeline
+from rag_core.pipeline.gates import SimilarityGate
+from rag_core.pipeline.state import QueryState
 from rag_core.reading.question import reader_queries
 from rag_core.reading.spans import Span, spans_of
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
+
+# Stages run to get the context: everything before the gate, then the rerank, never a gate.
+_STAGES = ("scope", "rewrite", "embed", "retrieve", "rerank")
 
 
 def contains_answer(text: str, must_include: Sequence[str]) -> bool:
@@ -123,36 +128,36 @@ async def collect(gold: Path, data_dir: Path, out: Path, labels: Path | None, ce
     rows: list[GoldRow] = load_gold(gold)
     if labels:
         rows = apply_labels(rows, labels)
-    engine = Engine.from_settings(settings)
+    pipeline = build_pipeline(settings.model_copy(update={"reader": "none"}))
+    gate = pipeline.stage("gate")
+    assert isinstance(gate, SimilarityGate)
     readers = Readers(ce_length)
     records = []
     try:
-        await engine.warm_up()
+        await pipeline.warm_up()
         for number, row in enumerate(rows, start=1):
             token = token_for(settings, row)
-            answer = await engine.answer(row.question, token, as_of=row.as_of)
-            scope = engine.scope_for(row.question, token, as_of=row.as_of)
-            query, unknown = engine.rewrite(row.question, scope)
-            candidates = await engine.retriever.retrieve(query, scope.access)
-            best = max((c.dense_score for c in candidates), default=0.0)
-            ranked = await engine.reranker.rerank(query, candidates)
-            # Every chunk may be read here, even under the cutoff: the point is to compare signals.
-            context = select_context(ranked, cutoff=-1.0, max_chunks=settings.max_context_chunks,
+            answer = await pipeline.answer(row.question, token, as_of=row.as_of)
+            state = QueryState(row.question, token, as_of=row.as_of)
+            for name in _STAGES:  # no gate: the context is read even where a gate abstains
+                await pipeline.stage(name).run(state)
+            best = state.best_similarity
+            context = select_context(state.candidates, cutoff=-1.0, max_chunks=settings.max_context_chunks,
                                      max_tokens=settings.max_context_tokens)
             spans = spans_of(context)
             record: dict[str, Any] = {
-                "id": row.id, "question": row.question, "query": query, "expect": row.expect,
-                "category": row.category, "language": scope.language, "must_include": row.must_include,
-                "unknown": unknown, "topic_gate_blocks": engine.topic_gate_blocks(unknown, best),
-                "dense_best": round(best, 4), "cutoff": engine.cutoff,
+                "id": row.id, "question": row.question, "query": state.query, "expect": row.expect,
+                "category": row.category, "language": state.language, "must_include": row.must_include,
+                "unknown": state.unknown_words, "topic_gate_blocks": gate.topic_blocks(state.unknown_words, best),
+                "dense_best": round(best, 4), "cutoff": gate.cutoff,
                 "context": [c.chunk_id for c in context],
                 "shipped": {"abstained": answer.abstained, "reason": answer.abstain_reason, "answer": answer.answer},
             }
-            record.update(readers.score(row.question, query, context, spans))
+            record.update(readers.score(row.question, state.query, context, spans))
             records.append(record)
             print(f"{number}/{len(rows)} {row.id}", file=sys.stderr)
     finally:
-        await engine.close()
+        await pipeline.aclose()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"gold": str(gold), "ce_length": ce_length, "rows": records}, default=str),
                    encoding="utf-8")

@@ -46,7 +46,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     generator = generator or build_generator(settings)
     reranker = reranker or build_reranker(settings)
     corpus = CorpusView(index, embedder.model_name, embedder.dimension)
-    cutoff = settings.cutoff_for(embedder.model_name)
+    cutoff = settings.cutoff_for(embedder.model_name, reading=settings.reader == "cross-encoder")
 
     def today() -> date:
         return settings.today or date.today()
