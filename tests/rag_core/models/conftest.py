@@ -1,8 +1,6 @@
-"""The real bundled models, loaded once per test session with the network switched off."""
+"""The real bundled models, loaded once per test session with the network switched off while they load."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 
@@ -11,21 +9,27 @@ from tests.fakes.network import network_disabled
 
 
 @pytest.fixture(scope="session")
-def dense() -> Iterator[DenseOnnxEncoder]:
+def dense() -> DenseOnnxEncoder:
     with network_disabled() as attempts:
-        yield DenseOnnxEncoder.shared()
+        encoder = DenseOnnxEncoder.shared()
+        encoder.encode_query("warm up")
     assert attempts == []
+    return encoder
 
 
 @pytest.fixture(scope="session")
-def colbert() -> Iterator[ColbertEncoder]:
+def colbert() -> ColbertEncoder:
     with network_disabled() as attempts:
-        yield ColbertEncoder.shared()
+        encoder = ColbertEncoder.shared()
+        encoder.encode_query("warm up")
     assert attempts == []
+    return encoder
 
 
 @pytest.fixture(scope="session")
-def cross() -> Iterator[CrossEncoder]:
+def cross() -> CrossEncoder:
     with network_disabled() as attempts:
-        yield CrossEncoder.shared()
+        encoder = CrossEncoder.shared()
+        encoder.score("warm up", ["a passage"])
     assert attempts == []
+    return encoder

@@ -12,12 +12,22 @@ from tests.rag_core.models.texts import ANSWER, QUESTION, SENTENCES, UNRELATED, 
 pytestmark = pytest.mark.integration
 
 
-def test_query_is_augmented_to_32_unit_vectors(colbert: ColbertEncoder) -> None:
+def test_query_has_one_unit_vector_per_token(colbert: ColbertEncoder) -> None:
     query = colbert.encode_query("dental deductible")
-    assert query.shape == (QUERY_TOKENS, colbert.dimension) and query.dtype == np.float32
+    # [CLS] [Q] dental de ##du ##ct ##ible [SEP]
+    assert query.shape == (8, colbert.dimension) and query.dtype == np.float32
     assert np.allclose(np.linalg.norm(query, axis=1), 1.0, atol=1e-5)
     long_question = " ".join(["what is the deductible for the dental plan"] * 6)
     assert colbert.encode_query(long_question).shape[0] > QUERY_TOKENS  # a long question is not cut to 32
+
+
+def test_query_augmentation_pads_with_masks_when_asked() -> None:
+    augmented = ColbertEncoder(query_augmentation=True)
+    query = augmented.encode_query("dental deductible")
+    assert query.shape == (QUERY_TOKENS, augmented.dimension)
+    plain = ColbertEncoder.shared().encode_query("dental deductible")
+    # The masks are not attended to, so the real tokens barely move (only the int8 scale differs).
+    assert float(np.min(np.sum(query[: len(plain)] * plain, axis=1))) > 0.99
 
 
 def test_documents_keep_words_and_drop_punctuation(colbert: ColbertEncoder) -> None:
