@@ -78,7 +78,8 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
 
     # A model reads the context (English) and decides answerability; READER=none keeps word-overlap picking.
     reading_stages: list[Stage] = [
-        ReadStage(SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128), keep=settings.reader_keep)),
+        ReadStage(SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                             keep=settings.reader_keep)),
         AnswerabilityGate(settings.reader_min_score),
     ] if settings.reader == "cross-encoder" else []
     stages: list[Stage] = [
