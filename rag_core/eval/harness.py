@@ -168,6 +168,9 @@ def _print_table(metrics: dict[str, Any], k: int) -> None:
         if key == "latency_ms":
             for stage, stats in value.items():
                 print(f"  latency {stage:<9} p50 {stats['p50']:>8.2f} ms   p95 {stats['p95']:>8.2f} ms")
+        elif key == "by_category":
+            for category, figures in value.items():
+                print(f"  {category:<18} " + "  ".join(f"{name} {figure}" for name, figure in figures.items()))
         else:
             marker = "  <-" if key == f"hit_at_{k}" else ""
             print(f"{key:<20} {value}{marker}")
