@@ -66,6 +66,7 @@ class CoreSettings(BaseSettings):
     # Retrieval contract
     similarity_cutoff: float | None = Field(default=None, alias="SIMILARITY_CUTOFF")
     unknown_word_cutoff: float | None = Field(default=None, alias="UNKNOWN_WORD_CUTOFF")
+    near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

@@ -9,6 +9,7 @@ from rag_core.generation import Generator, build_generator
 from rag_core.index import VectorIndex, open_index
 from rag_core.pipeline.base import Stage
 from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.explain import AbstentionExplainer
 from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
@@ -51,11 +52,12 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     def model_label(generated_by: str | None) -> str:
         return f"{generated_by or generator.model_name}+{embedder.model_name}"
 
+    retriever = HybridRetriever(index, embedder, candidates=settings.candidates)
     stages: list[Stage] = [
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
         EmbedStage(embedder),
-        RetrieveStage(HybridRetriever(index, embedder, candidates=settings.candidates)),
+        RetrieveStage(retriever),
         SimilarityGate(cutoff, settings.unknown_word_cutoff_for(embedder.model_name)),
         RerankStage(reranker),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
@@ -64,4 +66,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         ValidateStage(),
         AmountConflictStage(),
     ]
-    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index])
+    explainer = AbstentionExplainer(corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin,
+                                    unknown_word_cutoff=settings.unknown_word_cutoff_for(embedder.model_name))
+    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index],
+                    explainer=explainer)
