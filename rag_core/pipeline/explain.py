@@ -24,11 +24,15 @@ from rag_core.pipeline.state import QueryState
 from rag_core.registry import visible
 from rag_core.retrieval import HybridRetriever
 from rag_core.spelling import QueryCorrector
+from rag_core.text import topic_terms
 from rag_core.types import AbstainDetail, AbstainReason, Candidate, DocumentMeta, DocumentRef, NearTopic
 
 NOT_FOUND = frozenset({AbstainReason.LOW_SIMILARITY, AbstainReason.NO_SUPPORTED_CLAIMS})
 HORIZON = date(9999, 12, 31)  # "any time from now on": the future query differs from the asker's only here
 _HEADING_SEPARATOR = " — "  # chunks start "<title> — <section heading>" (rag_core/ingest/chunking.py)
+# Heading words that name no topic ("Plan Overview", "Frequently Asked Questions").
+_GENERIC_HEADING_WORDS = frozenset({"plan", "overview", "summary", "policy", "guide", "general", "information",
+                                    "frequently", "asked", "question", "faq", "introduction", "contact"})
 
 
 class Explainer(Protocol):
@@ -54,9 +58,20 @@ def future_filter(access: AccessFilter, current: Iterable[str]) -> AccessFilter:
 
 
 def section_of(candidate: Candidate) -> str:
+    """The chunk's section heading ("" when it has none, or its heading is the document title)."""
     first_line = candidate.content.split("\n", 1)[0]
     title, sep, heading = first_line.partition(_HEADING_SEPARATOR)
-    return heading.strip() if sep and title.strip() == candidate.title.strip() else ""
+    heading = heading.strip()
+    if not sep or title.strip() != candidate.title.strip() or heading == candidate.title.strip():
+        return ""
+    return heading
+
+
+def shares_topic(question: str, heading: str, title: str) -> bool:
+    """The heading names something the question asks about ("transit benefit" / "Commuter Benefit"),
+    beyond the words of its document's title ("Fabrikam" in "Fabrikam Contributions")."""
+    shared = set(topic_terms(question)) & set(topic_terms(heading))
+    return bool(shared - set(topic_terms(title)) - _GENERIC_HEADING_WORDS)
 
 
 class AbstentionExplainer:
@@ -135,13 +150,17 @@ class AbstentionExplainer:
 
     # -- a topic to rephrase towards -------------------------------------------------------------
     def near_topic(self, state: QueryState) -> NearTopic | None:
-        """The section of the best candidate when it came within ``margin`` of the cutoff. Not when
-        the question names something no visible document contains ("pet insurance"): pointing at
-        another topic would suggest the documents cover what they do not."""
-        if state.unknown_words or not state.candidates:
+        """The closest section (candidates within ``margin`` of the cutoff, best first) whose
+        heading names something the question asks about. Never when the question names something
+        no visible document contains ("pet insurance"): pointing at another topic would suggest the
+        documents cover what they do not; and never a section that merely scored well ("Eligible
+        dependents" for a legal-services question) because a suggestion must be about the question."""
+        if state.unknown_words:
             return None
-        best = max(state.candidates, key=lambda c: c.dense_score)
-        section = section_of(best)
-        if best.dense_score < self.cutoff - self.margin or not section:
-            return None
-        return NearTopic(document_id=best.document_id, title=best.title, section=section)
+        close = sorted((c for c in state.candidates if c.dense_score >= self.cutoff - self.margin),
+                       key=lambda c: -c.dense_score)
+        for candidate in close:
+            section = section_of(candidate)
+            if section and shares_topic(state.query, section, candidate.title):
+                return NearTopic(document_id=candidate.document_id, title=candidate.title, section=section)
+        return None
