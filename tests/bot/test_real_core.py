@@ -71,7 +71,7 @@ async def test_slack_on_the_real_core(corpus_index: Path) -> None:
         await service.start()
         await h.send_event(h.dm(EMP, "How much is the dental deductible?"))
         await h.drain()
-        dental = message_text(h.fake.posts("chat.update", f"D{EMP}")[-1])
+        dental = message_text(h.fake.answers(f"D{EMP}")[-1])
         assert "deductible" in dental.lower() and "dental-plan-2026" in dental and "[1]" in dental
 
         ready = await (await h.client.get("/readyz")).json()
@@ -79,15 +79,15 @@ async def test_slack_on_the_real_core(corpus_index: Path) -> None:
 
         await h.send_event(h.dm(EXEC, EXEC_QUESTION))
         await h.drain()
-        assert _leaks(message_text(h.fake.posts("chat.update", f"D{EXEC}")[-1]))
+        assert _leaks(message_text(h.fake.answers(f"D{EXEC}")[-1]))
 
         await h.send_event(h.dm(EMP, EXEC_QUESTION))
         await h.drain()
-        assert _leaks(message_text(h.fake.posts("chat.update", f"D{EMP}")[-1])) == []
+        assert _leaks(message_text(h.fake.answers(f"D{EMP}")[-1])) == []
 
         await h.send_event(h.mention(EXEC, EXEC_QUESTION, channel="CEMPEXEC"))
         await h.drain()
-        public = message_text(h.fake.posts("chat.update", "CEMPEXEC")[-1])
+        public = message_text(h.fake.answers("CEMPEXEC")[-1])
         assert _leaks(public) == []
         assert PRIVATE_NOTE in public
         [private] = h.fake.posts("chat.postEphemeral", "CEMPEXEC")
