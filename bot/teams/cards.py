@@ -1,6 +1,8 @@
-"""Adaptive Cards for Teams: the answer, numbered sources, HR contact and feedback buttons.
+"""Adaptive Cards for Teams channels: the answer, numbered sources, HR contact, footer and
+feedback buttons (channels support neither the AI label, citation entities nor the native feedback
+loop; 1:1 and group chats get those, see ai_message.py).
 
-An abstention card carries its text and the HR contact only, like Slack's.
+An abstention card carries its text, the reply model's help and the HR contact only, like Slack's.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ def answer_card(reply: Reply, *, note: str | None = None) -> Card:
     if note:
         body.append(_text(note, isSubtle=True, spacing="Medium"))
     body.append(_text(hr_text(reply.hr_contact), isSubtle=True, spacing="Medium"))
+    if reply.footer:
+        body.append(_text(reply.footer, isSubtle=True, size="Small", spacing="Small"))
     actions = [
         {
             "type": "Action.Submit",
@@ -70,8 +74,10 @@ def answer_card(reply: Reply, *, note: str | None = None) -> Card:
     return _card(body, actions)
 
 
-def abstention_card(text: str, hr_contact: str, *, note: str | None = None) -> Card:
-    body = [_text(text)]
+def abstention_card(
+    text: str, hr_contact: str, *, note: str | None = None, help_lines: list[str] | None = None
+) -> Card:
+    body = [_text(text), *(_text(line) for line in help_lines or [])]
     if note:
         body.append(_text(note, isSubtle=True, spacing="Medium"))
     body.append(_text(hr_text(hr_contact), isSubtle=True, spacing="Medium"))
@@ -86,7 +92,7 @@ def card_for(reply: Reply, *, note: str | None = None) -> Card:
         if note:
             body.append(_text(note, isSubtle=True))
         return _card(body)
-    return abstention_card(reply.text, reply.hr_contact, note=note)
+    return abstention_card(reply.text, reply.hr_contact, note=note, help_lines=reply.help)
 
 
 def reply_activity(reply: Reply, *, note: str | None = None) -> Activity:

@@ -274,6 +274,10 @@ class TeamsHarness:
     parts: BotComponents
     _counter: int = field(default=0)
 
+    @property
+    def settings(self) -> BotSettings:
+        return self.parts.settings
+
     def activity(
         self,
         user: str,
