@@ -183,7 +183,8 @@ class SlackEdge:
             channel=str(event["channel"]),
             thread_ts=str(event.get("thread_ts") or event["ts"]),
             user=str(event["user"]),
-            team=context.get("team_id") or event.get("team"),
+            # recipient_team_id for streams; an org-wide install has only the enterprise id (as in bolt's say_stream)
+            team=context.get("team_id") or context.get("enterprise_id") or event.get("team"),
         )
         self.tasks.spawn(
             self._answer_in_thread(

@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 PLATFORM = "slack"
 STATUS_TEXT = "Reading the benefits documents…"
 NO_UNFURL: dict[str, Any] = {"unfurl_links": False, "unfurl_media": False}
-PIECE_CHARS = 400  # longest append: one sentence, or a long sentence cut at word boundaries
+PIECE_CHARS = 400  # longest append: whole sentences up to this, or a long sentence cut at words
 # Errors that say the feature is not available to this app at all (as opposed to a rate limit or a
 # glitch): remembered, so later questions do not pay for a call that cannot succeed.
 UNAVAILABLE = frozenset({"unknown_method", "missing_scope", "not_allowed_token_type", "method_deprecated",
@@ -55,9 +55,8 @@ def error_code(exc: SlackApiError) -> str:
     return str(exc.response.get("error") or "unknown_error")
 
 
-def pieces(markdown: str, size: int = PIECE_CHARS) -> list[str]:
-    """The body cut into appends at sentence ends (and word boundaries inside very long
-    sentences); joined back they are exactly the body."""
+def _sentences(markdown: str, size: int) -> list[str]:
+    """Sentences with their trailing markers and spaces; one longer than ``size`` is cut at words."""
     out: list[str] = []
     position = 0
     for match in [*_SENTENCE_END.finditer(markdown), None]:
@@ -69,6 +68,19 @@ def pieces(markdown: str, size: int = PIECE_CHARS) -> list[str]:
             out.append(sentence[:cut])
             sentence = sentence[cut:]
         if sentence:
+            out.append(sentence)
+    return out
+
+
+def pieces(markdown: str, size: int = PIECE_CHARS) -> list[str]:
+    """The body as stream calls: the first sentence alone (text shows as soon as possible), then
+    whole sentences grouped up to ``size`` characters per append (few calls: Slack rate-limits
+    them). Joined back they are exactly the body."""
+    out: list[str] = []
+    for sentence in _sentences(markdown, size):
+        if len(out) >= 2 and len(out[-1]) + len(sentence) <= size:
+            out[-1] += sentence
+        else:
             out.append(sentence)
     return out
 

@@ -27,6 +27,11 @@ def test_a_citation_marker_stays_with_its_sentence() -> None:
     assert pieces("A is 1. [1]") == ["A is 1. [1]"]
 
 
+def test_the_first_sentence_goes_alone_then_sentences_are_grouped() -> None:
+    assert pieces("One. Two. Three. Four.") == ["One. ", "Two. Three. Four."]
+    assert pieces("One. Two. Three.", size=8) == ["One. ", "Two. ", "Three."]
+
+
 def test_only_refusals_are_remembered() -> None:
     caps = Capabilities()
     caps.refused("streaming", "ratelimited")
