@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 from aiohttp import WSMsgType, web
 
 from tests.fakes.server import Call, FakeService
-from tests.fakes.slack_assistant import AssistantApiMixin, Message
+from tests.fakes.slack_assistant import AssistantApiMixin, Message, block_problem
 
 BOT_USER_ID = "UBOT"
 BOT_ID = "BBOT"
@@ -119,6 +119,9 @@ class FakeSlackApi(AssistantApiMixin, FakeService):
 
     async def _response(self, request: web.Request) -> web.Response:
         body = await request.json()
+        if block_problem(body.get("blocks")):
+            self.record("response_url", body).result = {"ok": False, "error": "invalid_blocks"}
+            return web.Response(status=400, text="invalid_blocks")
         self.response_posts.append({"name": request.match_info["name"], **body})
         self.record("response_url", body)
         return web.Response(text="ok")
