@@ -127,7 +127,8 @@ class AbstentionExplainer:
         scope = future_filter(access, current)
         if not any(in_scope(d, scope) for d in registry.documents):
             return None  # nothing future-dated the asker may see: no query
-        candidates = await self.retriever.retrieve(state.query, scope, query_vector=state.query_vector)
+        candidates = await self.retriever.retrieve(state.query, scope, query_vector=state.query_vector,
+                                                   query_tokens=state.query_tokens)
         best = max(candidates, key=lambda c: c.dense_score, default=None)
         if best is None or best.dense_score < max(self.cutoff, state.best_similarity):
             return None
