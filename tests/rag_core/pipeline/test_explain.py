@@ -22,6 +22,7 @@ from rag_core.embeddings.local import LocalEmbedder
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.edge import EdgeIndex
 from rag_core.ingest.pipeline import Ingestor
+from rag_core.models import ColbertEncoder
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.explain import HORIZON
 from rag_core.types import AbstainReason, Answer, Candidate
@@ -59,22 +60,24 @@ class ExplainCorpus:
     data_dir: Path
     index: EdgeIndex
     embedder: LocalEmbedder
+    late: ColbertEncoder
 
     def pipeline(self, generator: object | None = None) -> tuple[Pipeline, SpyIndex]:
         spy = SpyIndex(self.index)
         built = build_pipeline(core_settings(self.data_dir), index=spy, embedder=self.embedder,  # type: ignore[arg-type]
-                               generator=generator or ExtractiveGenerator())  # type: ignore[arg-type]
+                               generator=generator or ExtractiveGenerator(), late=self.late)  # type: ignore[arg-type]
         return built, spy
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def corpus(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ExplainCorpus]:
     root = tmp_path_factory.mktemp("explain")
-    embedder = LocalEmbedder.shared()
+    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()  # the defaults, as in conftest.py
     index = EdgeIndex(root / "data" / "index")
-    summary = await Ingestor(index, embedder, progress=False).run(write_corpus(root / "corpus", (*DOCS, EXEC_FUTURE)))
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(
+        write_corpus(root / "corpus", (*DOCS, EXEC_FUTURE)))
     assert summary.failed == [], summary.render()
-    yield ExplainCorpus(root / "data", index, embedder)
+    yield ExplainCorpus(root / "data", index, embedder, late)
     await index.aclose()
 
 
