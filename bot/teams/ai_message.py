@@ -18,9 +18,8 @@ from typing import Any
 
 from botbuilder.schema import Activity, ActivityTypes, Entity
 
-from bot.render import Source, number_citations, plain_text
+from bot.render import Source, hr_markdown, number_citations, plain_text
 from bot.reply import Reply, ReplyKind
-from bot.teams.cards import hr_text
 
 MESSAGE_ENTITY_TYPE = "https://schema.org/Message"
 AI_GENERATED = "AIGeneratedContent"
@@ -100,7 +99,7 @@ def ai_activity(reply: Reply, *, note: str | None = None) -> Activity:
     if note:
         lines.append(f"_{note}_")
     if reply.kind not in (ReplyKind.NOTICE, ReplyKind.RATE_LIMITED):
-        lines.append(hr_text(reply.hr_contact))
+        lines.append(hr_markdown(reply.hr_contact))
     if reply.footer:
         lines.append(f"_{reply.footer}_")
     labelled = reply.kind in (ReplyKind.ANSWER, ReplyKind.NO_ACCESS)

@@ -11,7 +11,7 @@ from typing import Any
 
 from botbuilder.schema import Activity, ActivityTypes, Attachment
 
-from bot.render import Source, number_citations, plain_text
+from bot.render import Source, hr_markdown, number_citations, plain_text
 from bot.reply import Reply, ReplyKind
 
 CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
@@ -28,10 +28,6 @@ def _source_line(source: Source) -> str:
     label = f"{source.title}, p. {source.page}" if source.page else source.title
     label = label.replace("[", "(").replace("]", ")")
     return f"[{source.number}] [{label}]({source.link})" if source.link else f"[{source.number}] {label}"
-
-
-def hr_text(hr_contact: str) -> str:
-    return f"Questions about your situation? [Contact HR]({hr_contact})"
 
 
 def _card(body: list[dict[str, Any]], actions: list[dict[str, Any]] | None = None) -> Card:
@@ -56,7 +52,7 @@ def answer_card(reply: Reply, *, note: str | None = None) -> Card:
     body.extend(_text(f"⚠️ {n}", isSubtle=True) for n in reply.answer.notices)
     if note:
         body.append(_text(note, isSubtle=True, spacing="Medium"))
-    body.append(_text(hr_text(reply.hr_contact), isSubtle=True, spacing="Medium"))
+    body.append(_text(hr_markdown(reply.hr_contact), isSubtle=True, spacing="Medium"))
     if reply.footer:
         body.append(_text(reply.footer, isSubtle=True, size="Small", spacing="Small"))
     actions = [
@@ -80,7 +76,7 @@ def abstention_card(
     body = [_text(text), *(_text(line) for line in help_lines or [])]
     if note:
         body.append(_text(note, isSubtle=True, spacing="Medium"))
-    body.append(_text(hr_text(hr_contact), isSubtle=True, spacing="Medium"))
+    body.append(_text(hr_markdown(hr_contact), isSubtle=True, spacing="Medium"))
     return _card(body)
 
 
