@@ -16,21 +16,19 @@ import asyncio
 import math
 from pathlib import Path
 
-from rag_core.engine import Engine
 from rag_core.eval.gold import GoldRow, load_gold
 from rag_core.eval.harness import token_for
+from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.settings import CoreSettings
 
 
-async def gated_rows(engine: Engine, rows: list[GoldRow]) -> list[tuple[GoldRow, list[str], float]]:
+async def gated_rows(pipeline: Pipeline, rows: list[GoldRow]) -> list[tuple[GoldRow, list[str], float]]:
+    """Rows with a word no searchable document contains, with their best dense cosine."""
     out = []
     for row in rows:
-        scope = engine.scope_for(row.question, token_for(engine.settings, row), as_of=row.as_of)
-        query, unknown = engine.rewrite(row.question, scope)
-        if not unknown:
-            continue
-        candidates = await engine.retriever.retrieve(query, scope.access)
-        out.append((row, unknown, max((c.dense_score for c in candidates), default=0.0)))
+        state = await pipeline.run_until("retrieve", row.question, token_for(pipeline.settings, row), as_of=row.as_of)
+        if state.unknown_words:
+            out.append((row, list(state.unknown_words), state.best_similarity))
     return out
 
 
@@ -47,19 +45,18 @@ async def main() -> None:
     parser.add_argument("data_dir", type=Path)
     parser.add_argument("--check", type=Path, help="a held-out gold set reported against the derived cutoff")
     args = parser.parse_args()
-    engine = Engine.from_settings(CoreSettings(BENEFITSBOT_DATA_DIR=str(args.data_dir)))
+    pipeline = build_pipeline(CoreSettings(BENEFITSBOT_DATA_DIR=str(args.data_dir)))
     try:
-        await engine.manifest()
-        tuned = await gated_rows(engine, load_gold(args.gold))
+        tuned = await gated_rows(pipeline, load_gold(args.gold))
         worst = max((best for row, _, best in tuned if row.expect != "answer"), default=0.0)
         cutoff = math.ceil((worst + 0.01) * 100) / 100
-        print(f"model {engine.embedder.model_name}: best unanswerable match with an unknown word {worst:.3f} "
+        print(f"model {pipeline.corpus.model_name}: best unanswerable match with an unknown word {worst:.3f} "
               f"-> cutoff {cutoff:.2f}")
         show(f"{args.gold} (tuned on)", tuned, cutoff)
         if args.check:
-            show(f"{args.check} (held out)", await gated_rows(engine, load_gold(args.check)), cutoff)
+            show(f"{args.check} (held out)", await gated_rows(pipeline, load_gold(args.check)), cutoff)
     finally:
-        await engine.close()
+        await pipeline.aclose()
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from rag_core.errors import BenefitsBotError
+from rag_core.errors import BenefitsBotError, InvalidInput
 from rag_core.settings import CoreSettings
 
 # The identity `ask` uses when no --groups is given: an ordinary employee with no state on file,
@@ -72,14 +72,28 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _state_code(value: str | None) -> str | None:
+    """``--state``: a two-letter US state code (any case), or an error listing the valid ones; a
+    typo must not silently become "no state" (US-wide documents only)."""
+    from rag_core.jurisdictions import STATE_CODES
+
+    if value is None:
+        return None
+    code = value.strip().upper()
+    if code not in STATE_CODES:
+        raise InvalidInput(f"--state {value!r} is not a US state code; valid codes: {', '.join(sorted(STATE_CODES))}")
+    return code
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     from rag_core.access import mint_token
     from rag_core.pipeline import build_pipeline
 
     settings = _settings(args)
+    state = _state_code(args.state)
     groups = [g.strip() for g in (args.groups or ",".join(DEFAULT_CLI_GROUPS)).split(",") if g.strip()]
     token = mint_token(settings.rbac_signing_key.get_secret_value(), subject=DEFAULT_CLI_SUBJECT,
-                       acl_groups=groups, state=args.state, language=args.language)
+                       acl_groups=groups, state=state, language=args.language)
 
     async def run() -> int:
         pipeline = build_pipeline(settings)

@@ -10,7 +10,7 @@ from rag_core.errors import BenefitsBotError
 from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
 
-if TYPE_CHECKING:  # aiohttp costs ~0.3 s to import; only the Cohere path needs it, so it loads there
+if TYPE_CHECKING:  # aiohttp costs ~0.2 s CPU to import; only the Cohere path needs it, so it loads there
     import aiohttp
 
 

@@ -85,9 +85,14 @@ class CoreSettings(BaseSettings):
 
     # Answers
     hr_contact_url: str = Field(default="https://hr.example.com/contact", alias="HR_CONTACT_URL")
+    # Hosts (comma-separated) besides the documents' own and the HR contact's that documents may link
+    # to and answers may show links to, e.g. a state agency: "edd.ca.gov,rx.fabrikam.example".
+    trusted_link_hosts: str = Field(default="", alias="TRUSTED_LINK_HOSTS")
     abstain_texts: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ABSTAIN_TEXTS),
                                           alias="ABSTAIN_TEXTS")
     log_queries: bool = Field(default=False, alias="LOG_QUERIES")
+    # The longest question the core answers (the chat edge tells the user before asking the core).
+    max_question_chars: int = Field(default=1000, alias="MAX_QUESTION_CHARS", ge=1)
     today: date | None = Field(default=None, alias="BENEFITSBOT_TODAY")  # pins "today" for demos
 
     @field_validator("abstain_texts")
@@ -107,6 +112,12 @@ class CoreSettings(BaseSettings):
         if self.unknown_word_cutoff is not None:
             return self.unknown_word_cutoff
         return DEFAULT_UNKNOWN_WORD_CUTOFFS.get(model_name)
+
+    @property
+    def link_hosts(self) -> list[str]:
+        """The link allow-list besides the documents' own hosts: the HR contact and TRUSTED_LINK_HOSTS."""
+        extra = [h.strip() for h in self.trusted_link_hosts.split(",") if h.strip()]
+        return [self.hr_contact_url, *extra]
 
     def use_openai(self) -> bool:
         return self.openai_api_key is not None and self.openai_api_key.get_secret_value() != ""

@@ -3,6 +3,7 @@ that every renderer (Slack, Teams, CLI) and the eval harness consume."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from enum import StrEnum
 from typing import Any
@@ -142,3 +143,13 @@ class Answer(BaseModel):
     def to_public_dict(self) -> dict[str, Any]:
         """The Answer contract as JSON (`benefitsbot ask --json`)."""
         return self.model_dump(mode="json")
+
+
+_CHUNK_ID = re.compile(r"^(?P<document>.+)_p(?P<page>\d+)_c(?P<ordinal>\d+)$")
+
+
+def split_chunk_id(chunk_id: str) -> tuple[str, int] | None:
+    """(document id, page) of a chunk id; the *last* ``_p<n>_c<n>`` is the page part, so ids that
+    themselves contain ``_p`` ("plan_p2", "BEN-2026-HLTH-01") parse correctly. None if malformed."""
+    match = _CHUNK_ID.match(chunk_id)
+    return (match["document"], int(match["page"])) if match else None

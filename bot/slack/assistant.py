@@ -90,8 +90,11 @@ class DmAssistant:
         if not question.strip() or not await self.store.claim(f"slack:title:{channel}:{thread_ts}", TITLE_TTL_S):
             return
         try:
-            await self.client.assistant_threads_setTitle(
-                channel_id=channel, thread_ts=thread_ts, title=thread_title(question)
+            # As a JSON body: slack_sdk's assistant_threads_setTitle puts the arguments in the URL's
+            # query string, where proxies and access logs would keep an employee's question.
+            await self.client.api_call(
+                "assistant.threads.setTitle",
+                json={"channel_id": channel, "thread_ts": thread_ts, "title": thread_title(question)},
             )
         except SlackApiError as exc:
             log.info("assistant.threads.setTitle failed (%s)", exc.response.get("error"))

@@ -29,7 +29,6 @@ FEEDBACK_ACTION = "answer_feedback"  # the native feedback_buttons element
 FEEDBACK_UP = "feedback_up"
 FEEDBACK_DOWN = "feedback_down"
 SHARE_ACTION = "share_in_channel"
-FEEDBACK_BUTTON_VALUE_LIMIT = 2000
 MARKDOWN_TEXT_LIMIT = 12_000  # chat.startStream / appendStream / stopStream markdown_text
 
 
@@ -114,7 +113,20 @@ def feedback_block(query_id: str) -> Block:
     }
 
 
-def share_button(question: str) -> Block:
+BUTTON_VALUE_LIMIT = 2000  # Block Kit's limit on a button's value, counted after JSON encoding
+
+
+def share_value(question: str) -> str | None:
+    """The share button's value, or None when the whole question does not fit: sharing a cut
+    question would post the answer to a different question."""
+    value = json.dumps({"q": question}, ensure_ascii=False)
+    return value if len(value) <= BUTTON_VALUE_LIMIT else None
+
+
+def share_button(question: str) -> Block | None:
+    value = share_value(question)
+    if value is None:
+        return None
     return {
         "type": "actions",
         "block_id": "share",
@@ -123,7 +135,7 @@ def share_button(question: str) -> Block:
                 "type": "button",
                 "action_id": SHARE_ACTION,
                 "text": {"type": "plain_text", "text": "Share in channel"},
-                "value": json.dumps({"q": question[:1800]}),
+                "value": value,
             }
         ],
     }
@@ -146,8 +158,9 @@ def closing_blocks(reply: Reply, *, note: str | None = None, share_question: str
         if reply.footer:
             blocks.append(_context(escape(reply.footer)))
         blocks.append(feedback_block(reply.query_id))
-        if share_question:
-            blocks.append(share_button(share_question))
+        share = share_button(share_question) if share_question else None
+        if share is not None:  # None: the question does not fit a button's value
+            blocks.append(share)
         return blocks
     blocks.extend(_sections("\n".join(escape(h) for h in reply.help)))
     if note:

@@ -22,7 +22,7 @@ from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.registry import visible
 from rag_core.settings import CoreSettings
-from rag_core.types import Answer, DocumentMeta
+from rag_core.types import Answer, DocumentMeta, split_chunk_id
 
 
 def _user_scope(row: GoldRow, as_of: date) -> AccessFilter:
@@ -45,8 +45,8 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
     cited_locations = [chunk_location(c, files) for c in cited]
     leaked = []
     for chunk_id in set(answer.retrieved) | set(cited):
-        document_id = chunk_id.rsplit("_p", 1)[0]
-        meta = docs.get(document_id)
+        parsed = split_chunk_id(chunk_id)
+        meta = docs.get(parsed[0]) if parsed else None
         if meta is None or not row.user.groups or not visible(meta, scope):
             leaked.append(chunk_id)
     return RowResult(

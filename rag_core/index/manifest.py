@@ -17,6 +17,9 @@ from rag_core.index.base import VectorIndex
 from rag_core.types import DocumentMeta
 
 SCHEMA = 1
+# Bumped whenever extraction or the ingest screen changes what a document's chunks hold: a record
+# made by an older version is re-extracted (and the index version changes, dropping cached answers).
+EXTRACTION_VERSION = "2"  # 2: invisible text dropped, instruction-like sentences quarantined
 
 
 def file_sha256(path: Path) -> str:
@@ -25,6 +28,12 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def screen_fingerprint(link_hosts: list[str] | tuple[str, ...]) -> str:
+    """Identifies the ingest screen a document went through: same fingerprint, same chunks."""
+    material = json.dumps({"extraction": EXTRACTION_VERSION, "hosts": sorted(set(link_hosts))})
+    return hashlib.sha256(material.encode()).hexdigest()[:12]
 
 
 def meta_hash(meta: DocumentMeta) -> str:
@@ -41,18 +50,26 @@ class DocumentRecord:
     pages: int
     pages_without_text: list[int] = field(default_factory=list)
     vocabulary: dict[str, int] = field(default_factory=dict)  # for query spelling correction
+    # What the ingest screen removed (reported again when the document is unchanged), and the
+    # screen it went through: extraction version and link allow-list ("" for older records).
+    invisible_text: list[dict[str, Any]] = field(default_factory=list)
+    quarantined: list[dict[str, Any]] = field(default_factory=list)
+    screen: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"meta": self.meta.model_dump(mode="json"), "root": self.root, "sha256": self.sha256,
                 "meta_hash": self.meta_hash, "chunk_ids": self.chunk_ids, "pages": self.pages,
-                "pages_without_text": self.pages_without_text, "vocabulary": self.vocabulary}
+                "pages_without_text": self.pages_without_text, "vocabulary": self.vocabulary,
+                "invisible_text": self.invisible_text, "quarantined": self.quarantined, "screen": self.screen}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DocumentRecord:
         return cls(meta=DocumentMeta.model_validate(data["meta"]), root=data["root"], sha256=data["sha256"],
                    meta_hash=data["meta_hash"], chunk_ids=list(data["chunk_ids"]), pages=int(data["pages"]),
                    pages_without_text=list(data.get("pages_without_text", [])),
-                   vocabulary=dict(data.get("vocabulary", {})))
+                   vocabulary=dict(data.get("vocabulary", {})),
+                   invisible_text=list(data.get("invisible_text", [])), quarantined=list(data.get("quarantined", [])),
+                   screen=str(data.get("screen", "")))
 
 
 @dataclass
@@ -68,7 +85,7 @@ class Manifest:
     @property
     def index_version(self) -> str:
         """Changes whenever any document's content or metadata does; keys answer caches."""
-        parts = sorted(f"{d}:{r.sha256}:{r.meta_hash}" for d, r in self.documents.items())
+        parts = sorted(f"{d}:{r.sha256}:{r.meta_hash}:{r.screen}" for d, r in self.documents.items())
         models = self.embedding_model + (f"+{self.late_model}" if self.late_model else "")
         return hashlib.sha256(f"{models}|{'|'.join(parts)}".encode()).hexdigest()[:16]
 

@@ -1,8 +1,9 @@
 """ms-marco-MiniLM-L-12-v2 (int8 ONNX, bundled): reads a question and a passage together.
 
 Scores are sigmoid probabilities that the passage answers the question. A pair longer than
-``max_length`` word pieces keeps the whole question and cuts the passage's tail (the model cannot
-read more); ``truncated`` tells a caller whether that happened, so it can pass shorter passages.
+``max_length`` word pieces keeps the question (up to half of ``max_length``) and cuts the
+passage's tail (the model cannot read more); ``truncated`` tells a caller whether that happened,
+so it can pass shorter passages. Each pair is one ONNX run (see ``rag_core.models.bert``).
 """
 
 from __future__ import annotations

@@ -13,11 +13,12 @@ from rag_core.pipeline.explain import AbstentionExplainer
 from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
+from rag_core.pipeline.question import QuestionCheck
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
 from rag_core.pipeline.scope import ScopeStage
-from rag_core.pipeline.validate import AmountConflictStage, ValidateStage
+from rag_core.pipeline.validate import AmountConflictStage, ClaimSupportStage, ValidateStage
 from rag_core.rerank import CohereReranker, FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
 from rag_core.retrieval import HybridRetriever
 from rag_core.settings import CoreSettings
@@ -41,8 +42,8 @@ def build_reranker(settings: CoreSettings) -> Reranker:
 def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
                    embedder: EmbeddingProvider | None = None, generator: Generator | None = None,
                    reranker: Reranker | None = None, late: TokenEncoder | None = None) -> Pipeline:
-    """scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
-    -> validate -> amounts. Parts not given are built from ``settings`` (LATE_INTERACTION=none: no
+    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
+    -> validate -> support -> amounts. Parts not given are built from ``settings`` (LATE_INTERACTION=none: no
     token encoder)."""
     index = index or open_index(settings)
     embedder = embedder or build_embedder(settings)
@@ -61,6 +62,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
 
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
+        QuestionCheck(settings.max_question_chars),
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
         EmbedStage(embedder, late),
@@ -70,7 +72,8 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
         PrecedenceGate(corpus),
         GenerateStage(generator),
-        ValidateStage(),
+        ValidateStage(settings.link_hosts),
+        ClaimSupportStage(),
         AmountConflictStage(),
     ]
     explainer = AbstentionExplainer(corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin,

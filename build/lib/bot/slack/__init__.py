@@ -1,1 +1,0 @@
-"""Slack edge: slack-bolt (async) listeners, Block Kit rendering, directory lookups."""

@@ -1,1 +1,0 @@
-"""Microsoft Teams edge: Bot Framework (CloudAdapter) endpoint, Graph identity, Adaptive Cards."""

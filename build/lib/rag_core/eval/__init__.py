@@ -1,1 +1,0 @@
-"""Evaluation harness: retrieval, citation, answer, abstention and leakage metrics on a gold set."""

@@ -1,1 +1,0 @@
-"""Ingestion: catalog -> extraction -> chunking -> embeddings -> index, incrementally."""
