@@ -92,6 +92,7 @@ class CoreSettings(BaseSettings):
     reader: str = Field(default="cross-encoder", alias="READER")
     reader_min_score: float = Field(default=DEFAULT_READER_MIN_SCORE, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
+    near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

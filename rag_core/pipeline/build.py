@@ -10,6 +10,7 @@ from rag_core.index import VectorIndex, open_index
 from rag_core.models import CrossEncoder
 from rag_core.pipeline.base import Stage
 from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.explain import AbstentionExplainer
 from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
@@ -82,12 +83,13 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
                              keep=settings.reader_keep)),
         AnswerabilityGate(settings.reader_min_score),
     ] if settings.reader == "cross-encoder" else []
+    retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
         EmbedStage(embedder, late),
-        RetrieveStage(HybridRetriever(index, embedder, candidates=settings.candidates, late=late)),
+        RetrieveStage(retriever),
         SimilarityGate(cutoff, settings.unknown_word_cutoff_for(embedder.model_name)),
         RerankStage(reranker),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
@@ -98,4 +100,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         ClaimSupportStage(),
         AmountConflictStage(),
     ]
-    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index])
+    explainer = AbstentionExplainer(corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin,
+                                    unknown_word_cutoff=settings.unknown_word_cutoff_for(embedder.model_name))
+    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index],
+                    explainer=explainer)
