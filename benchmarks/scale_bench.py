@@ -676,6 +676,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--name", default=None, help="output file stem (default scale-<pages>p)")
     args = parser.parse_args(argv)
+    if not (args.source.is_dir() and args.gold.is_file()):
+        parser.error(f"--source {args.source} must be a folder of PDFs and --gold {args.gold} a JSONL file")
     if not (0 < args.step_s <= 300 and 0 < args.max_step_questions <= 2000 and args.drain_s <= 600):
         parser.error("steps are bounded: --step-s in (0, 300], --max-step-questions <= 2000, --drain-s <= 600")
     return args
