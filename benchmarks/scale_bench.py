@@ -42,7 +42,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -219,7 +219,7 @@ class Ask:
 
 
 class AskSource:
-    """Hands out each question once, each with a signed token of the next identity."""
+    """Hands out each question once; ``take`` signs each with a token of the next identity."""
 
     def __init__(self, questions: Sequence[str], key: str) -> None:
         self._questions = iter(questions)
@@ -227,27 +227,29 @@ class AskSource:
         self._key = key
         self.used = 0
 
+    def texts(self, count: int) -> list[str]:
+        """The next ``count`` questions as plain text (the Slack front door signs its own identities)."""
+        taken = list(itertools.islice(self._questions, count))
+        self.used += len(taken)
+        if len(taken) < count:
+            raise SystemExit(f"ran out of distinct questions after {self.used}; add templates")
+        return taken
+
     def take(self, count: int) -> list[Ask]:
         asks = []
-        for _ in range(count):
-            question = next(self._questions, None)
-            if question is None:
-                raise SystemExit(f"ran out of distinct questions after {self.used}; raise the template set")
+        first = self.used
+        for number, question in enumerate(self.texts(count), start=first):
             identity = next(self._identities)
-            token = mint_token(self._key, subject=f"scale:{self.used}", acl_groups=identity.groups,
+            token = mint_token(self._key, subject=f"scale:{number}", acl_groups=identity.groups,
                                state=identity.state, ttl_s=3 * 3600)
             asks.append(Ask(question, token))
-            self.used += 1
         return asks
-
-    def questions(self) -> Iterator[str]:
-        """The remaining questions as plain text (the Slack front door signs its own identities)."""
-        return self._questions
 
 
 # -- measuring -------------------------------------------------------------------------------
 def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile; +inf when a value is (a question that never finished)."""
+    """Nearest-rank percentile. A question that never finished counts as +inf, so enough of
+    them make p95 infinite (the step fails) rather than vanish from the sample."""
     if not values:
         return math.nan
     ordered = sorted(values)
@@ -588,8 +590,7 @@ async def slack_steps(source: AskSource, data_dir: Path, rates: Sequence[float],
         options = argparse.Namespace(
             rate=rate, duration=count / rate, service="core", fake_delay_ms=0.0, mention_fraction=0.0,
             retry_fraction=0.05, redis_url=None, cache=False, settle_s=args.drain_s)
-        summary = await slack_load.run(options, questions=source.questions())
-        source.used += count
+        summary = await slack_load.run(options, questions=iter(source.texts(count)))
         answer_p95 = summary["answer"]["p95_ms"]
         summary["meets_slo"] = bool(summary["ok"] and answer_p95 is not None and answer_p95 <= args.slo_s * 1000)
         tqdm.write(f"  slack {rate:g} ev/s: answer p95 {answer_p95} ms, lost {summary['lost']}")
