@@ -673,7 +673,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--abort-after-s", type=float, default=10.0, help="stop a step once a question waits this")
     parser.add_argument("--drain-s", type=float, default=60.0, help="max wait for a step's last answers")
     parser.add_argument("--pause-s", type=float, default=3.0)
-    parser.add_argument("--slack-rates", default="", help="also drive the Slack front door at these rates")
+    parser.add_argument("--slack-rates", default="", help="also drive the Slack front door at these rates "
+                        "('auto': the sustained in-process rate and the first that failed)")
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--name", default=None, help="output file stem (default scale-<pages>p)")
     args = parser.parse_args(argv)
@@ -726,7 +727,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir)
     source = AskSource(distinct_questions(args.gold), settings.rbac_signing_key.get_secret_value())
     queries = await measure_queries(data_dir, source, args)
-    slack = await slack_steps(source, data_dir, rates_of(args.slack_rates), args) if args.slack_rates else []
+    slack_rates = rates_of(args.slack_rates) if args.slack_rates != "auto" else [
+        r for r in (queries["throughput"]["sustained_rate_per_s"], queries["throughput"]["first_failing_rate_per_s"])
+        if r]
+    slack = await slack_steps(source, data_dir, slack_rates, args) if slack_rates else []
     return {
         "benchmark": "benchmarks/scale_bench.py",
         "command": " ".join(["benchmarks/scale_bench.py", *sys.argv[1:]]),
