@@ -52,7 +52,6 @@ def add_core_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rag_core.embeddings import build_embedder
     from rag_core.index import open_index
     from rag_core.ingest.pipeline import Ingestor
 
@@ -64,9 +63,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     async def run() -> int:
         index = open_index(settings)
         try:
-            ingestor = Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                chunk_overlap=settings.chunk_overlap, progress=not args.no_progress)
-            summary = await ingestor.run(args.path)
+            summary = await Ingestor.from_settings(index, settings, progress=not args.no_progress).run(args.path)
         finally:
             await index.aclose()
         print(json.dumps(summary.to_json(), indent=2) if args.json else summary.render())

@@ -41,3 +41,7 @@ class GenerationFailed(BenefitsBotError):
 
 class InvalidInput(BenefitsBotError):
     """A user-supplied file (gold set, arguments) is malformed; the message names where."""
+
+
+class ModelUnavailable(BenefitsBotError):
+    """A bundled local model's files are missing or unreadable (the message says which and how to fix)."""

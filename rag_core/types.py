@@ -67,8 +67,10 @@ class Candidate(BaseModel):
     acl_groups: list[str]
     fused_score: float = 0.0
     dense_score: float = 0.0  # cosine similarity to the question; what the gate looks at
+    late_score: float | None = None  # ColBERT MaxSim per question token (late interaction on), in [-1, 1]
     rerank_score: float | None = None
     anchor: str | None = None
+    token_count: int | None = None  # cl100k tokens, counted at ingest
 
     def link(self) -> str:
         """A link to the cited page (PDF) or section (markdown)."""

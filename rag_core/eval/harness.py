@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.access import mint_token
+from rag_core.errors import InvalidInput
 from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
@@ -111,7 +112,10 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         return (min(kept, 0.95), abstained, kept, point["cutoff"])
     chosen = max(curve, key=objective)
     if plot is not None:
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError as exc:  # the default install leaves plotting out
+            raise InvalidInput("the calibration plot needs matplotlib: pip install 'benefitsbot[eval]'") from exc
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -158,14 +162,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         if args.corpus:
-            from rag_core.embeddings import build_embedder
             from rag_core.index import open_index
             from rag_core.ingest.pipeline import Ingestor
 
             index = open_index(settings)
-            summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                    chunk_overlap=settings.chunk_overlap,
-                                    progress=not args.no_progress).run(args.corpus)
+            summary = await Ingestor.from_settings(index, settings, progress=not args.no_progress).run(args.corpus)
             await index.aclose()
             print(summary.render(), file=sys.stderr)
         pipeline = build_pipeline(settings)

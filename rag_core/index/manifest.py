@@ -60,15 +60,21 @@ class Manifest:
     embedding_model: str
     dimension: int
     documents: dict[str, DocumentRecord] = field(default_factory=dict)
+    # The token-vector model of the late-interaction rerank ("answerai-colbert-small-v1"), or None:
+    # every point carries its vectors, or none does (an index from before them records None).
+    late_model: str | None = None
+    late_dimension: int = 0
 
     @property
     def index_version(self) -> str:
         """Changes whenever any document's content or metadata does; keys answer caches."""
         parts = sorted(f"{d}:{r.sha256}:{r.meta_hash}" for d, r in self.documents.items())
-        return hashlib.sha256(f"{self.embedding_model}|{'|'.join(parts)}".encode()).hexdigest()[:16]
+        models = self.embedding_model + (f"+{self.late_model}" if self.late_model else "")
+        return hashlib.sha256(f"{models}|{'|'.join(parts)}".encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "embedding_model": self.embedding_model, "dimension": self.dimension,
+                "late_model": self.late_model, "late_dimension": self.late_dimension,
                 "index_version": self.index_version,
                 "documents": {k: v.to_json() for k, v in sorted(self.documents.items())}}
 
@@ -78,7 +84,8 @@ class Manifest:
         if isinstance(docs, str):  # some stores hand nested JSON back as text
             docs = json.loads(docs)
         return cls(embedding_model=data["embedding_model"], dimension=int(data["dimension"]),
-                   documents={k: DocumentRecord.from_json(v) for k, v in docs.items()})
+                   documents={k: DocumentRecord.from_json(v) for k, v in docs.items()},
+                   late_model=data.get("late_model"), late_dimension=int(data.get("late_dimension") or 0))
 
     def require_model(self, model_name: str, dimension: int) -> None:
         if self.embedding_model != model_name or self.dimension != dimension:
@@ -87,6 +94,21 @@ class Manifest:
                 f"embedding model is {model_name} ({dimension}-d); re-ingest into a fresh data dir "
                 f"(or collection) with this model, or configure {self.embedding_model} again")
 
+    def require_late_model(self, model_name: str | None, dimension: int, *, writing: bool) -> None:
+        """Token vectors are all-or-nothing. Writing (ingest) needs the index's own late model, or
+        none on both sides: a point without vectors would silently drop out of the MaxSim stage.
+        Reading with a late model needs an index that stores its vectors; reading without one
+        just leaves them unused."""
+        if model_name is None and not writing:
+            return
+        if self.late_model == model_name and (model_name is None or self.late_dimension == dimension):
+            return
+        built = f"{self.late_model} ({self.late_dimension}-d) token vectors" if self.late_model else "no token vectors"
+        wanted = f"{model_name} ({dimension}-d)" if model_name else "none (LATE_INTERACTION=none)"
+        raise IndexModelMismatch(
+            f"the index was built with {built} for the late-interaction rerank but the configured late-interaction "
+            f"model is {wanted}; re-ingest into a fresh data dir (or collection) with this setting, "
+            f"or set LATE_INTERACTION={'colbert' if self.late_model else 'none'}")
 
 async def load_manifest(index: VectorIndex) -> Manifest | None:
     """The manifest stored with ``index``, or None for an index nobody has ingested into yet."""

@@ -20,12 +20,13 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.catalog import load_catalog
-from rag_core.embeddings import EmbeddingProvider
+from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder, build_late_encoder
 from rag_core.errors import BenefitsBotError
-from rag_core.index.base import IndexPoint, VectorIndex, as_datetime
+from rag_core.index.base import IndexPoint, VectorIndex, as_datetime, token_vectors
 from rag_core.index.manifest import DocumentRecord, Manifest, file_sha256, load_manifest, meta_hash
 from rag_core.ingest.chunking import chunk_document
 from rag_core.ingest.extract import Extracted, extract
+from rag_core.settings import CoreSettings
 from rag_core.sparse import bm25_document
 from rag_core.spelling import vocabulary_of
 from rag_core.types import Chunk, DocumentMeta
@@ -88,13 +89,20 @@ def chunk_payload(meta: DocumentMeta, chunk: Chunk, revision_hash: str) -> dict[
 
 
 class Ingestor:
-    def __init__(self, index: VectorIndex, embedder: EmbeddingProvider, *, chunk_tokens: int = 400,
-                 chunk_overlap: int = 40, progress: bool = True) -> None:
+    def __init__(self, index: VectorIndex, embedder: EmbeddingProvider, *, late: TokenEncoder | None = None,
+                 chunk_tokens: int = 400, chunk_overlap: int = 40, progress: bool = True) -> None:
         self.index = index
         self.embedder = embedder
+        self.late = late  # token vectors for the late-interaction rerank, stored with every chunk
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.progress = progress
+
+    @classmethod
+    def from_settings(cls, index: VectorIndex, settings: CoreSettings, *, progress: bool = True) -> Ingestor:
+        """The configured models and chunking (the CLI, the eval harness and the benchmarks)."""
+        return cls(index, build_embedder(settings), late=build_late_encoder(settings),
+                   chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap, progress=progress)
 
     async def run(self, path: Path) -> IngestSummary:
         started = time.perf_counter()
@@ -102,10 +110,13 @@ class Ingestor:
         root = path.resolve()
         catalog = load_catalog(root)
         manifest = await load_manifest(self.index)
+        late_model, late_dimension = (self.late.model_name, self.late.dimension) if self.late else (None, 0)
         if manifest is None:
-            manifest = Manifest(self.embedder.model_name, self.embedder.dimension)
+            manifest = Manifest(self.embedder.model_name, self.embedder.dimension,
+                                late_model=late_model, late_dimension=late_dimension)
         manifest.require_model(self.embedder.model_name, self.embedder.dimension)
-        await self.index.prepare(self.embedder.dimension)
+        manifest.require_late_model(late_model, late_dimension, writing=True)
+        await self.index.prepare(self.embedder.dimension, late_dimension or None)
 
         for error in catalog.errors:
             summary.failed.append({"file": error.file, "error": str(error)})
@@ -199,11 +210,15 @@ class Ingestor:
     async def _ingest_document(self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str,
                                previous: DocumentRecord | None) -> DocumentRecord:
         chunks = chunk_document(meta, extracted, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
-        vectors = await self.embedder.embed_documents([c.content for c in chunks])
+        texts = [c.content for c in chunks]
+        vectors = await self.embedder.embed_documents(texts)
+        late: list[list[list[float]] | None] = [None] * len(chunks)
+        if self.late is not None and chunks:
+            late = [token_vectors(m) for m in await asyncio.to_thread(self.late.encode_documents, texts)]
         points = [
             IndexPoint(point_id_for(chunk.chunk_id), vector, bm25_document(chunk.content),
-                       chunk_payload(meta, chunk, revision))
-            for chunk, vector in zip(chunks, vectors, strict=True)
+                       chunk_payload(meta, chunk, revision), tokens)
+            for chunk, vector, tokens in zip(chunks, vectors, late, strict=True)
         ]
         await self.index.upsert(points)
         new_ids = [c.chunk_id for c in chunks]

@@ -34,7 +34,6 @@ def _core_settings(data_dir: Path):  # type: ignore[no-untyped-def]
 def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import asyncio
 
-    from rag_core.embeddings import build_embedder
     from rag_core.index import open_index
     from rag_core.ingest.pipeline import Ingestor
 
@@ -44,9 +43,7 @@ def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     async def ingest() -> None:
         index = open_index(settings)
         try:
-            ingestor = Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                chunk_overlap=settings.chunk_overlap, progress=False)  # fmt: skip
-            summary = await ingestor.run(REPO / "corpus")
+            summary = await Ingestor.from_settings(index, settings, progress=False).run(REPO / "corpus")
             assert not summary.failed
         finally:
             await index.aclose()

@@ -399,7 +399,7 @@ async def test_end_to_end_with_the_local_model(tmp_path: Path) -> None:
     assert len(hits[0].dense) == 384
     manifest = await load_manifest(index)
     assert manifest is not None and (manifest.embedding_model, manifest.dimension) == (
-        "all-MiniLM-L6-v2",
+        "bge-small-en-v1.5",
         384,
     )
     await index.aclose()

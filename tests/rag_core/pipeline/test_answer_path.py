@@ -202,7 +202,7 @@ async def test_answers_are_cited_sentence_by_sentence_with_right_pages_and_title
     assert first.source_uri == f"{DOCS_BY_ID[document_id].source_uri}#{slugify(heading)}"
     assert 0 < first.score <= 1
     assert answer.index_version and answer.query_id
-    assert answer.model.endswith("+all-MiniLM-L6-v2")
+    assert answer.model.endswith("+bge-small-en-v1.5")
 
 
 async def test_abstention_names_no_restricted_title_or_canary(fixture_corpus: FixtureCorpus) -> None:

@@ -1,0 +1,1 @@
+"""Slack edge: slack-bolt (async) listeners, Block Kit rendering, directory lookups."""

@@ -1,0 +1,1 @@
+"""Microsoft Teams edge: Bot Framework (CloudAdapter) endpoint, Graph identity, Adaptive Cards."""

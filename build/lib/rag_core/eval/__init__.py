@@ -1,0 +1,1 @@
+"""Evaluation harness: retrieval, citation, answer, abstention and leakage metrics on a gold set."""

@@ -1,0 +1,74 @@
+"""Gold rows and how a retrieved chunk is matched to a listed source page."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rag_core.errors import InvalidInput
+
+_CHUNK = re.compile(r"^(?P<doc>.+)_p(?P<page>\d+)_c\d+$")
+
+
+class GoldUser(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    groups: list[str] = Field(default_factory=lambda: ["employees"])
+    state: str | None = None
+    language: str | None = None
+
+
+class GoldRow(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    question: str
+    expect: Literal["answer", "abstain", "conflict"]
+    sources: list[str] = Field(default_factory=list)
+    must_include: list[str] = Field(default_factory=list)
+    must_not_include: list[str] = Field(default_factory=list)  # e.g. a superseded amount, a canary
+    user: GoldUser = Field(default_factory=GoldUser)
+    as_of: date | None = None
+    category: str | None = None
+
+
+def load_gold(path: Path) -> list[GoldRow]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(GoldRow.model_validate(json.loads(line)))
+            except (ValueError, json.JSONDecodeError) as exc:
+                raise InvalidInput(f"{path}:{number}: invalid gold row: {exc}") from exc
+    return rows
+
+
+def parse_source(source: str) -> tuple[str, int]:
+    file, _, fragment = source.partition("#page=")
+    return file, int(fragment or 1)
+
+
+def chunk_location(chunk_id: str, files: dict[str, str]) -> tuple[str, int] | None:
+    """(file, page) of a chunk id, through the manifest's document_id -> file map."""
+    match = _CHUNK.match(chunk_id)
+    if not match or match.group("doc") not in files:
+        return None
+    return files[match.group("doc")], int(match.group("page"))
+
+
+def matches(location: tuple[str, int] | None, sources: list[str], tolerance: int = 1) -> bool:
+    """Same file (by path or base name) and a page within ``tolerance`` of a listed page."""
+    if location is None:
+        return False
+    file, page = location
+    for source in sources:
+        wanted_file, wanted_page = parse_source(source)
+        same_file = file == wanted_file or Path(file).name == Path(wanted_file).name
+        if same_file and abs(page - wanted_page) <= tolerance:
+            return True
+    return False

@@ -1,0 +1,118 @@
+"""The embedded default generator: no model writes anything. It picks the sentences of the
+selected chunks that best answer the question and cites each one, so every word shown is a
+word of an official document."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag_core.conflicts import find_amount_conflicts
+from rag_core.generation.base import GenerationResult
+from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
+from rag_core.types import Candidate
+
+_QUANTITY = re.compile(r"\b(how (much|many|long)|cost|amount|percent|limit|maximum|minimum|deductible|copay|"
+                       r"cuánt[oa]s?|weeks?|days?|match|allowance|stipend|contribution)\b", re.IGNORECASE)
+
+
+# A table row as extraction renders it: "Benefit: Deductible (individual / family); PPO Plan: $1,250 ...".
+_ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
+
+
+# Questions whose answer is a number: a sentence without one cannot answer them, however many
+# words it shares with the question ("How much is reimbursed for adoption?" is not answered by
+# "placement of a child for adoption").
+_ASKS_AMOUNT = re.compile(r"\b(how (much|many|long)|what percent(age)?|cuánt[oa]s?|qué porcentaje)\b",
+                          re.IGNORECASE)
+
+# Questions whose answer is money (or a share of it): a sentence that only counts days or hours
+# cannot answer "How much does Fabrikam reimburse for adoption expenses?", however closely its
+# other words match ("placement of a child for adoption ... 90 days").
+_ASKS_MONEY = re.compile(
+    r"\b(how much|cuánto|cuánta)\b.*\b(reimburs\w*|cost\w*|pay|pays|paid|charge[sd]?|price\w*|premiums?|"
+    r"contribut\w*|fees?|spend|allowance|stipend|dollars?|budget|put into|cover|reembols\w*|cuesta|paga|cubre)\b",
+    re.IGNORECASE)
+_PERCENT = re.compile(r"\d\s?(%|percent\b|por ciento\b)", re.IGNORECASE)
+
+
+class ExtractiveGenerator:
+    model_name = "extractive"
+
+    def __init__(self, max_sentences: int = 3, relative_floor: float = 0.6) -> None:
+        self.max_sentences = max_sentences
+        self.relative_floor = relative_floor
+
+    async def generate(self, question: str, context: Sequence[Candidate], *,
+                       history: Sequence[str] = ()) -> GenerationResult:
+        return GenerationResult(text=self.compose(question, context), model=self.model_name)
+
+    def compose(self, question: str, context: Sequence[Candidate]) -> str:
+        scored = self.score_sentences(question, context)
+        if not scored or scored[0][0] <= 0:
+            return "INSUFFICIENT_CONTEXT"
+        best = scored[0][0]
+        chosen: list[tuple[str, Candidate]] = []
+        seen: set[str] = set()
+        for score, sentence, chunk in scored:
+            if len(chosen) == self.max_sentences or score < best * self.relative_floor:
+                break
+            if sentence in seen:
+                continue
+            seen.add(sentence)
+            chosen.append((sentence, chunk))
+        # Disagreeing amounts: show every side, each with its own citation (never one silently).
+        for conflict in find_amount_conflicts(question, context):
+            for claim in (conflict.first, conflict.second):
+                if claim.sentence not in seen:
+                    seen.add(claim.sentence)
+                    chosen.append((claim.sentence, claim.chunk))
+        return " ".join(_cite(sentence, chunk.chunk_id) for sentence, chunk in chosen)
+
+    def score_sentences(self, question: str, context: Sequence[Candidate]) -> list[tuple[float, str, Candidate]]:
+        asked = set(terms(question))
+        if not asked:
+            return []
+        rows: list[tuple[str, Candidate, set[str]]] = []
+        for chunk in context:
+            lines = split_sentences(chunk.content)
+            for sentence in lines[1:]:  # line 0 is the "title — heading" prefix, not a statement
+                if len(sentence.split()) >= 3:
+                    rows.append((sentence, chunk, set(terms(sentence))))
+        if not rows:
+            return []
+        idf = local_idf(asked, [bag for _, _, bag in rows])
+        total = sum(idf.values()) or 1.0
+        wants_quantity = bool(_QUANTITY.search(question))
+        needs_number = bool(_ASKS_AMOUNT.search(question))
+        needs_money = bool(_ASKS_MONEY.search(question))
+        rank_of = {c.chunk_id: i for i, c in enumerate(context)}
+        scored = []
+        for sentence, chunk, bag in rows:
+            matched = asked & bag
+            coverage = sum(idf[t] for t in matched) / total
+            # One shared word that only names the document (the company, in every title) is not an answer.
+            if not matched or (len(matched) == 1 and matched <= set(terms(chunk.title))):
+                continue
+            if needs_number and not (MONEY.search(sentence) or NUMBER.search(sentence)):
+                continue
+            if needs_money and not (MONEY.search(sentence) or _PERCENT.search(sentence)):
+                continue
+            score = coverage + 0.05 / (1 + rank_of[chunk.chunk_id])
+            if wants_quantity and (MONEY.search(sentence) or NUMBER.search(sentence)):
+                score += 0.15
+            label = _ROW_LABEL.match(sentence)
+            if label:  # a row *about* what was asked beats a row that merely mentions it in a cell
+                score += 0.2 * sum(idf[t] for t in asked & set(terms(label.group(1)))) / total
+            if len(sentence.split()) > 80:
+                score -= 0.1
+            scored.append((score, sentence, chunk))
+        scored.sort(key=lambda row: -row[0])
+        return scored
+
+
+def _cite(sentence: str, chunk_id: str) -> str:
+    sentence = sentence.rstrip()
+    if not sentence.endswith((".", "!", "?")):
+        sentence += "."
+    return f"{sentence}[^{chunk_id}]"

@@ -1,0 +1,183 @@
+"""The embedded default: a Qdrant Edge shard (Qdrant's Rust engine, in process) on local disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from rag_core.errors import IndexUnavailable
+from rag_core.index.base import (
+    DATETIME_FIELDS,
+    DENSE,
+    KEYWORD_FIELDS,
+    RRF_K,
+    SPARSE,
+    AccessFilter,
+    IndexPoint,
+    ScoredPoint,
+    as_datetime,
+    deterministic_top,
+)
+from rag_core.sparse import SparseVector
+
+
+def edge_filter(access: AccessFilter) -> qe.Filter:
+    must: list[Any] = [qe.FieldCondition("acl_groups", match=qe.MatchAny(sorted(g))) for g in access.group_sets]
+    must += [qe.FieldCondition("jurisdiction", match=qe.MatchAny(sorted(j))) for j in access.jurisdiction_sets]
+    must.append(qe.FieldCondition("effective_date", range=qe.RangeDateTime(lte=as_datetime(access.as_of))))
+    if access.language:
+        must.append(qe.FieldCondition("language", match=qe.MatchValue(access.language)))
+    must_not: list[Any] = []
+    if access.exclude_document_ids:
+        must_not.append(qe.FieldCondition("document_id", match=qe.MatchAny(sorted(access.exclude_document_ids))))
+    return qe.Filter(must=must, must_not=must_not or None)
+
+
+def _dense_of(vector: Any) -> list[float]:
+    """The named dense vector of a result (we always ask for it by name)."""
+    if isinstance(vector, dict):
+        return [float(x) for x in vector.get(DENSE, [])]
+    return []
+
+
+class EdgeIndex:
+    backend = "edge"
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._shard_dir = directory / "shard"
+        self._meta_path = directory / "meta.json"
+        self._shard: qe.EdgeShard | None = None
+        self._lock = threading.Lock()
+
+    def _open(self) -> qe.EdgeShard:
+        if self._shard is None:
+            try:
+                if not (self._shard_dir.exists() and any(self._shard_dir.iterdir())):
+                    raise IndexUnavailable(
+                        f"no index at {self.directory}; run `benefitsbot ingest PATH` first")
+                self._shard = qe.EdgeShard.load(str(self._shard_dir))
+            except IndexUnavailable:
+                raise
+            except Exception as exc:  # the Rust side reports I/O and format problems as plain errors
+                if "WouldBlock" in str(exc):  # the shard's write-ahead log is locked by another process
+                    raise IndexUnavailable(
+                        f"the index at {self.directory} is in use by another process (is `benefitsbot serve` "
+                        "running?); stop it to re-ingest, or use a Qdrant server (QDRANT_URL)") from exc
+                raise IndexUnavailable(f"cannot open the index at {self.directory}: {exc}") from exc
+        return self._shard
+
+    def _prepare_sync(self, dense_dimension: int) -> None:
+        with self._lock:
+            if self._shard_dir.exists() and any(self._shard_dir.iterdir()):
+                self._open()
+                return
+            self._shard_dir.mkdir(parents=True, exist_ok=True)
+            config = qe.EdgeConfig(
+                vectors={DENSE: qe.EdgeVectorParams(size=dense_dimension, distance=qe.Distance.Cosine)},
+                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            )
+            shard = qe.EdgeShard.create(str(self._shard_dir), config)
+            # Payload indexes first, so every point is indexed on write (the filter is always applied).
+            for name in KEYWORD_FIELDS:
+                shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
+            for name in DATETIME_FIELDS:
+                shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Datetime))
+            shard.flush()
+            self._shard = shard
+
+    async def prepare(self, dense_dimension: int) -> None:
+        await asyncio.to_thread(self._prepare_sync, dense_dimension)
+
+    def _upsert_sync(self, points: Sequence[IndexPoint]) -> None:
+        shard = self._open()
+        edge_points = [
+            qe.Point(p.point_id, {DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)},
+                     p.payload)
+            for p in points
+        ]
+        with self._lock:
+            shard.update(qe.UpdateOperation.upsert_points(edge_points))
+            shard.flush()
+
+    async def upsert(self, points: Sequence[IndexPoint]) -> None:
+        if points:
+            await asyncio.to_thread(self._upsert_sync, points)
+
+    def _delete_sync(self, point_ids: Sequence[str]) -> None:
+        shard = self._open()
+        with self._lock:
+            shard.update(qe.UpdateOperation.delete_points(list(point_ids)))
+            shard.flush()
+            # Qdrant Edge keeps counting deleted points in the BM25 IDF statistics until the shard is
+            # loaded again: reload, so sparse scores match a fresh index (and the Qdrant server).
+            shard.close()
+            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+
+    async def delete(self, point_ids: Sequence[str]) -> None:
+        if point_ids:
+            await asyncio.to_thread(self._delete_sync, point_ids)
+
+    def _query_sync(self, dense: list[float], sparse: SparseVector, access: AccessFilter, limit: int,
+                    prefetch_limit: int) -> list[ScoredPoint]:
+        shard = self._open()
+        flt = edge_filter(access)
+        request = qe.QueryRequest(
+            limit=max(limit, 2 * prefetch_limit),  # every fused candidate: ties are cut in deterministic_top
+            prefetches=[
+                qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=flt),
+                qe.Prefetch(limit=prefetch_limit,
+                            query=qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE),
+                            filter=flt),
+            ],
+            query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # the stub omits Fusion's inner classes
+            filter=flt,
+            with_payload=True,
+            with_vector=[DENSE],
+        )
+        results = shard.query(request)
+        hits = [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}), _dense_of(r.vector)) for r in results]
+        return deterministic_top(hits, limit)
+
+    async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,
+                           prefetch_limit: int) -> list[ScoredPoint]:
+        if not sparse.indices:
+            sparse = SparseVector([0], [0.0])  # a query of only stop words: BM25 contributes nothing
+        return await asyncio.to_thread(self._query_sync, dense, sparse, access, limit, prefetch_limit)
+
+    async def count(self, access: AccessFilter) -> int:
+        shard = self._open()
+        return await asyncio.to_thread(shard.count, qe.CountRequest(filter=edge_filter(access), exact=True))
+
+    async def point_count(self) -> int:
+        if not (self._shard_dir.exists() and any(self._shard_dir.iterdir())):
+            return 0
+        return int(self._open().info().points_count)
+
+    async def read_meta(self) -> dict[str, Any] | None:
+        if not self._meta_path.exists():
+            return None
+        return json.loads(self._meta_path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+    async def write_meta(self, meta: dict[str, Any]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self._meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self._meta_path)  # atomic: a crash never leaves half a manifest
+
+    async def ping(self) -> None:
+        await asyncio.to_thread(self._open)
+
+    async def close(self) -> None:
+        with self._lock:
+            if self._shard is not None:
+                self._shard.flush()
+                self._shard.close()
+                self._shard = None

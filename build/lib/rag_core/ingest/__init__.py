@@ -1,0 +1,1 @@
+"""Ingestion: catalog -> extraction -> chunking -> embeddings -> index, incrementally."""

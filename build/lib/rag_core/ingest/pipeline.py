@@ -1,0 +1,220 @@
+"""``benefitsbot ingest PATH``: incremental, per-document, never half-written.
+
+A document's new chunks are fully extracted and embedded in memory before anything is written;
+only then are they upserted and its stale chunks deleted. A file that fails (corrupt PDF, bad
+metadata) is reported and its previous chunks keep serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+import uuid
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from rag_core.catalog import load_catalog
+from rag_core.embeddings import EmbeddingProvider
+from rag_core.errors import BenefitsBotError
+from rag_core.index.base import IndexPoint, VectorIndex, as_datetime
+from rag_core.ingest.chunking import chunk_document
+from rag_core.ingest.extract import Extracted, extract
+from rag_core.ingest.manifest import DocumentRecord, Manifest, file_sha256, meta_hash
+from rag_core.sparse import bm25_document
+from rag_core.spelling import vocabulary_of
+from rag_core.types import Chunk, DocumentMeta
+
+POINT_NAMESPACE = uuid.UUID("6f1c7c1e-3c1b-5e55-9a7e-b3e7f1c2d0aa")
+
+
+def point_id_for(chunk_id: str) -> str:
+    return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
+
+
+@dataclass
+class IngestSummary:
+    documents: int = 0
+    ingested: int = 0
+    skipped: int = 0
+    removed: int = 0
+    pages: int = 0
+    chunks: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
+    pages_without_text: dict[str, list[int]] = field(default_factory=dict)
+    seconds: float = 0.0
+    index_version: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+    def render(self) -> str:
+        lines = [
+            f"documents: {self.documents} ({self.ingested} ingested, {self.skipped} unchanged, "
+            f"{self.removed} removed, {len(self.failed)} failed)",
+            f"pages: {self.pages}   chunks: {self.chunks}   seconds: {self.seconds:.1f}",
+        ]
+        for failure in self.failed:
+            lines.append(f"FAILED {failure['file']}: {failure['error']}")
+        for doc, pages in sorted(self.pages_without_text.items()):
+            lines.append(f"not searchable (no text layer): {doc} page(s) {', '.join(map(str, pages))}")
+        return "\n".join(lines)
+
+
+def chunk_payload(meta: DocumentMeta, chunk: Chunk, revision_hash: str) -> dict[str, Any]:
+    return {
+        "chunk_id": chunk.chunk_id,
+        "document_id": meta.document_id,
+        "policy_id": meta.policy_id,
+        "title": meta.title,
+        "page_number": chunk.page_number,
+        "content": chunk.content,
+        "jurisdiction": meta.jurisdiction,
+        "effective_date": as_datetime(meta.effective_date),
+        "version": meta.version,
+        "acl_groups": list(meta.acl_groups),
+        "language": meta.language,
+        "source_uri": meta.source_uri,
+        "revision_hash": revision_hash,
+        "anchor": chunk.anchor,
+        "token_count": chunk.token_count,
+    }
+
+
+async def load_manifest(index: VectorIndex) -> Manifest | None:
+    raw = await index.read_meta()
+    return Manifest.from_json(raw) if raw else None
+
+
+class Ingestor:
+    def __init__(self, index: VectorIndex, embedder: EmbeddingProvider, *, chunk_tokens: int = 400,
+                 chunk_overlap: int = 40, progress: bool = True) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.chunk_tokens = chunk_tokens
+        self.chunk_overlap = chunk_overlap
+        self.progress = progress
+
+    async def run(self, path: Path) -> IngestSummary:
+        started = time.perf_counter()
+        summary = IngestSummary()
+        root = path.resolve()
+        catalog = load_catalog(root)
+        manifest = await load_manifest(self.index)
+        if manifest is None:
+            manifest = Manifest(self.embedder.model_name, self.embedder.dimension)
+        manifest.require_model(self.embedder.model_name, self.embedder.dimension)
+        await self.index.prepare(self.embedder.dimension)
+
+        for error in catalog.errors:
+            summary.failed.append({"file": error.file, "error": str(error)})
+        summary.documents = len(catalog.documents) + len(catalog.errors)
+
+        removed = self._removed(manifest, catalog.documents, root)
+        for document_id in removed:
+            await self.index.delete([point_id_for(c) for c in manifest.documents[document_id].chunk_ids])
+            del manifest.documents[document_id]
+            summary.removed += 1
+        if removed:
+            await self.index.write_meta(manifest.to_json())
+
+        revisions: dict[str, str | OSError] = {}
+        for meta in catalog.documents:
+            try:
+                revisions[meta.document_id] = file_sha256(catalog.path_of(meta))
+            except OSError as exc:
+                revisions[meta.document_id] = exc
+        changed = [m for m in catalog.documents
+                   if not self._unchanged(manifest.documents.get(m.document_id), m, revisions[m.document_id])]
+
+        # PDF parsing (pure Python, CPU-bound) runs in a worker process, ahead of the embedding of
+        # the previous document in this one: on two cores the two overlap instead of adding up.
+        pool = (ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                if changed else None)
+        pending = {m.document_id: pool.submit(extract, catalog.path_of(m)) for m in changed
+                   if pool and not isinstance(revisions[m.document_id], OSError)}
+        try:
+            bar = tqdm(catalog.documents, desc="ingest", unit="doc", disable=not self.progress, leave=False)
+            for meta in bar:
+                bar.set_postfix_str(meta.document_id[:40])
+                await self._ingest_one(meta, catalog.path_of(meta), revisions[meta.document_id], manifest,
+                                       pending.get(meta.document_id), root, summary)
+            bar.close()
+        finally:
+            if pool:
+                pool.shutdown(wait=True, cancel_futures=True)  # reap the worker: no stray processes
+        summary.index_version = manifest.index_version
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    @staticmethod
+    def _unchanged(record: DocumentRecord | None, meta: DocumentMeta, revision: str | OSError) -> bool:
+        return (record is not None and not isinstance(revision, OSError) and record.sha256 == revision
+                and record.meta_hash == meta_hash(meta) and bool(record.vocabulary))
+
+    async def _ingest_one(self, meta: DocumentMeta, source: Path, revision: str | OSError, manifest: Manifest,
+                          extraction: Future[Extracted] | None, root: Path, summary: IngestSummary) -> None:
+        previous = manifest.documents.get(meta.document_id)
+        if isinstance(revision, OSError):
+            summary.failed.append({"file": meta.file, "error": f"cannot read: {revision}"})
+            return
+        if previous is not None and self._unchanged(previous, meta, revision):
+            summary.skipped += 1
+            summary.pages += previous.pages
+            summary.chunks += len(previous.chunk_ids)
+            if previous.pages_without_text:
+                summary.pages_without_text[meta.document_id] = previous.pages_without_text
+            return
+        try:
+            try:
+                extracted = await asyncio.wrap_future(extraction) if extraction else extract(source)
+            except BrokenProcessPool:  # the worker died (e.g. out of memory): parse here instead
+                extracted = extract(source)
+            record = await self._ingest_document(meta, extracted, revision, str(root), previous)
+        except (BenefitsBotError, OSError) as exc:
+            summary.failed.append({"file": meta.file, "error": str(exc)})
+            return
+        manifest.documents[meta.document_id] = record
+        await self.index.write_meta(manifest.to_json())  # after each document: a crash loses nothing
+        summary.ingested += 1
+        summary.pages += record.pages
+        summary.chunks += len(record.chunk_ids)
+        if record.pages_without_text:
+            summary.pages_without_text[meta.document_id] = record.pages_without_text
+
+    @staticmethod
+    def _removed(manifest: Manifest, documents: list[DocumentMeta], root: Path) -> list[str]:
+        """Documents of this folder whose file is gone, or whose file now carries another id."""
+        claimed = {meta.file: meta.document_id for meta in documents}
+        gone = []
+        for document_id, record in manifest.documents.items():
+            if record.root != str(root):
+                continue
+            file = record.meta.file
+            if not (root / file).exists() or (file in claimed and claimed[file] != document_id):
+                gone.append(document_id)
+        return gone
+
+    async def _ingest_document(self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str,
+                               previous: DocumentRecord | None) -> DocumentRecord:
+        chunks = chunk_document(meta, extracted, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
+        vectors = await self.embedder.embed_documents([c.content for c in chunks])
+        points = [
+            IndexPoint(point_id_for(chunk.chunk_id), vector, bm25_document(chunk.content),
+                       chunk_payload(meta, chunk, revision))
+            for chunk, vector in zip(chunks, vectors, strict=True)
+        ]
+        await self.index.upsert(points)
+        new_ids = [c.chunk_id for c in chunks]
+        if previous:
+            stale = sorted(set(previous.chunk_ids) - set(new_ids))
+            await self.index.delete([point_id_for(c) for c in stale])
+        return DocumentRecord(meta=meta, root=root, sha256=revision, meta_hash=meta_hash(meta),
+                              chunk_ids=new_ids,
+                              pages=extracted.pages, pages_without_text=extracted.pages_without_text,
+                              vocabulary=vocabulary_of(c.content for c in chunks))

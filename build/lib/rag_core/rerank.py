@@ -1,0 +1,129 @@
+"""Rerank stage behind one Protocol: identity, a local lexical-dense blend, or Cohere Rerank."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
+
+from rag_core.errors import BenefitsBotError
+from rag_core.text import local_idf, terms
+from rag_core.types import Candidate
+
+if TYPE_CHECKING:  # aiohttp costs ~0.3 s to import; only the Cohere path needs it, so it loads there
+    import aiohttp
+
+
+@lru_cache(maxsize=4096)
+def _title_terms(title: str) -> frozenset[str]:
+    return frozenset(terms(title))
+
+
+class Reranker(Protocol):
+    name: str
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]: ...
+
+
+class FusedOrder:
+    """Keep Qdrant's RRF order."""
+
+    name = "none"
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        return list(candidates)
+
+
+class LexicalDenseReranker:
+    """Cosine similarity blended with how much of the question's vocabulary a chunk covers
+    (weighted by rarity among the candidates), optionally a little of the fused rank, and whether the
+    question names the chunk's document ("...under Northwind Health Plus?"). Cheap, local and
+    deterministic; the weights come from benchmarks/rerank_sweep.py."""
+
+    name = "lexical"
+
+    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0, title_weight: float = 0.05) -> None:
+        self.weight = weight
+        self.rrf_weight = rrf_weight
+        self.title_weight = title_weight
+        # A chunk's terms never change for a given revision: tokenise each chunk once, not per question.
+        self._terms: dict[tuple[str, int], frozenset[str]] = {}
+
+    def _bag(self, candidate: Candidate) -> frozenset[str]:
+        key = (candidate.chunk_id, hash(candidate.content))
+        bag = self._terms.get(key)
+        if bag is None:
+            if len(self._terms) > 50_000:
+                self._terms.clear()
+            bag = self._terms[key] = frozenset(terms(candidate.content))
+        return bag
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        query = set(terms(question))
+        if not query or not candidates:
+            return list(candidates)
+        bags = [self._bag(c) for c in candidates]
+        idf = local_idf(query, bags)
+        total = sum(idf.values()) or 1.0
+        # Title words that tell the candidates' documents apart ("plus" vs "standard"), not the
+        # ones every title shares.
+        titles = {c.title: _title_terms(c.title) for c in candidates}
+        shared = frozenset.intersection(*titles.values())
+        rescored = []
+        for rank, (candidate, bag) in enumerate(zip(candidates, bags, strict=True)):
+            coverage = sum(idf[t] for t in query if t in bag) / total
+            distinctive = titles[candidate.title] - shared
+            named = len(query & distinctive) / len(distinctive) if distinctive else 0.0
+            score = (candidate.dense_score + self.weight * coverage + self.rrf_weight / (rank + 1)
+                     + self.title_weight * named)
+            rescored.append(candidate.model_copy(update={"rerank_score": score}))
+        return sorted(rescored, key=lambda c: -(c.rerank_score or 0.0))
+
+
+class CohereReranker:
+    """Cohere Rerank (``COHERE_API_KEY``); on failure the fused order stands (never an outage)."""
+
+    name = "cohere"
+
+    def __init__(self, api_key: str, model: str = "rerank-v3.5",
+                 base_url: str = "https://api.cohere.com/v2", timeout_s: float = 5.0) -> None:
+        self.api_key = api_key
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        import aiohttp
+
+        self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        """One pooled session for all questions (a new one per question would redo TLS each time)."""
+        if self._session is None or self._session.closed:
+            import aiohttp
+
+            self._session = aiohttp.ClientSession(timeout=self.timeout)
+        return self._session
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        if not candidates:
+            return []
+        import aiohttp
+
+        body = {"model": self.model, "query": question, "documents": [c.content for c in candidates]}
+        try:
+            async with self._http().post(
+                f"{self.base_url}/rerank", json=body, headers={"Authorization": f"Bearer {self.api_key}"}
+            ) as response:
+                if response.status != 200:
+                    raise BenefitsBotError(f"Cohere rerank returned HTTP {response.status}")
+                results = (await response.json())["results"]
+        except (aiohttp.ClientError, TimeoutError, KeyError, BenefitsBotError):
+            return list(candidates)
+        ordered = []
+        for item in results:
+            candidate = candidates[int(item["index"])]
+            ordered.append(candidate.model_copy(update={"rerank_score": float(item["relevance_score"])}))
+        return ordered
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()

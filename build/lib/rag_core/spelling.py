@@ -1,0 +1,108 @@
+"""Query spelling correction against the vocabulary of the documents the asker may see.
+
+Employees type "gendr affirming care" and "hearin servises". BM25 cannot match a misspelt term
+and a small embedding model is thrown off by it, so each unknown word is replaced by the
+closest (then most frequent) word of the visible documents within a small edit distance.
+Only the query changes; nothing is added to what the user may see.
+
+A word of the question's language that the documents merely do not contain ("funeral", "cell")
+is not a typo and is left alone: "corrected" into a document word ("general", "call") it would
+hide that the question is about something the documents do not cover.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+from spellchecker import SpellChecker
+
+from rag_core.text import STOPWORDS, stem, topic_terms
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*[A-Za-z]")
+_VOCAB_WORD = re.compile(r"[a-z0-9][a-z0-9áéíóúñü'-]*[a-záéíóúñü]")
+
+
+def vocabulary_of(texts: Iterable[str]) -> dict[str, int]:
+    """Word counts of the documents' text: the spelling vocabulary and the known topics."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        for word in _VOCAB_WORD.findall(text.lower().replace("401(k)", "401k")):
+            word = word.strip("'-")
+            counts[word] += 1
+            if "-" in word:  # "long-term" also teaches "long" and "term"
+                counts.update(part for part in word.split("-") if len(part) > 1)
+    return dict(counts)
+
+
+def normalise_query(question: str) -> str:
+    """File names in questions ("Northwind_Health_Plus_Benefits_Details.pdf") read as words."""
+    question = re.sub(r"\.(pdf|md|docx?)\b", "", question, flags=re.IGNORECASE)
+    return question.replace("_", " ")
+
+
+@lru_cache(maxsize=4)
+def _dictionary(language: str) -> SpellChecker | None:
+    """The general word list of a language (bundled with pyspellchecker; ~0.2 s, loaded once)."""
+    try:
+        return SpellChecker(language=language)
+    except ValueError:  # a language pyspellchecker has no list for: every unknown word is a candidate
+        return None
+
+
+def preload_dictionaries(languages: Iterable[str] = ("en", "es")) -> None:
+    for language in languages:
+        _dictionary(language)
+
+
+def is_dictionary_word(word: str, language: str = "en") -> bool:
+    dictionary = _dictionary(language)
+    return dictionary is not None and word.lower() in dictionary
+
+
+class QueryCorrector:
+    def __init__(self, vocabulary: Mapping[str, int]) -> None:
+        self.vocabulary = dict(vocabulary)
+        self._words = list(self.vocabulary)
+        self._stems: set[str] | None = None
+
+    def correct_word(self, word: str, language: str = "en") -> str:
+        lower = word.lower()
+        if "-" in word:
+            return "-".join(self.correct_word(part, language) for part in word.split("-"))
+        if "'" in word or any(ch.isdigit() for ch in word):
+            return word  # contractions and codes like 401k are not typos
+        if len(lower) < 4 or lower in self.vocabulary or lower in STOPWORDS or not self._words:
+            return word
+        if is_dictionary_word(lower, language):
+            return word
+        limit = 1 if len(lower) <= 5 else 2
+        matches = process.extract(lower, self._words, scorer=Levenshtein.distance, score_cutoff=limit, limit=8)
+        if not matches:
+            return word
+        best = min(matches, key=lambda m: (m[1], -self.vocabulary[m[0]]))
+        return best[0]
+
+    def unknown_topics(self, question: str) -> list[str]:
+        """Topic words of the question that no visible document contains (after correction):
+        the question is about something the documents do not cover."""
+        if self._stems is None:
+            self._stems = {stem(w) for w in self.vocabulary}
+        return [t for t in topic_terms(question) if t not in self._stems and not self._known_compound(t)]
+
+    def _known_compound(self, term: str) -> bool:
+        """"auto-enrollment" is covered by "automatic enrollment": every part is a known word or
+        the start (4+ letters) of one."""
+        assert self._stems is not None
+        if "-" not in term:
+            return False
+        return all(len(part) < 3 or stem(part) in self._stems
+                   or (len(part) >= 4 and any(word.startswith(part) for word in self.vocabulary))
+                   for part in term.split("-"))
+
+    def correct(self, text: str, language: str = "en") -> str:
+        return _WORD.sub(lambda m: self.correct_word(m.group(0), language), text)

@@ -1,0 +1,108 @@
+"""The data that travels through the core: documents, chunks, candidates and the one Answer type
+that every renderer (Slack, Teams, CLI) and the eval harness consume."""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AbstainReason(StrEnum):
+    LOW_SIMILARITY = "low_similarity"
+    NO_ACCESS = "no_access"
+    CONFLICT = "conflict"
+    INVALID_CITATION = "invalid_citation"
+    NO_SUPPORTED_CLAIMS = "no_supported_claims"
+    GENERATION_ERROR = "generation_error"
+
+
+class DocumentMeta(BaseModel):
+    """Catalog metadata of one source document (the retrieval contract's fields plus language)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    document_id: str
+    policy_id: str
+    title: str
+    jurisdiction: str
+    effective_date: date
+    version: str
+    source_uri: str
+    acl_groups: tuple[str, ...]
+    language: str = "en"
+    overrides: tuple[str, ...] = ()
+
+
+class Chunk(BaseModel):
+    """One indexed unit of text with the provenance needed to cite it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    document_id: str
+    page_number: int
+    content: str
+    token_count: int
+    anchor: str | None = None  # markdown section anchor, used in the citation link
+
+
+class Candidate(BaseModel):
+    """A retrieved chunk with the scores each stage gave it."""
+
+    chunk_id: str
+    document_id: str
+    policy_id: str
+    title: str
+    page_number: int
+    content: str
+    jurisdiction: str
+    effective_date: str
+    version: str
+    language: str
+    source_uri: str
+    acl_groups: list[str]
+    fused_score: float = 0.0
+    dense_score: float = 0.0  # cosine similarity to the question; what the gate looks at
+    rerank_score: float | None = None
+    anchor: str | None = None
+    token_count: int | None = None  # cl100k tokens, counted at ingest
+
+    def link(self) -> str:
+        """A link to the cited page (PDF) or section (markdown)."""
+        if self.anchor:
+            return f"{self.source_uri}#{self.anchor}"
+        return f"{self.source_uri}#page={self.page_number}"
+
+
+class Citation(BaseModel):
+    chunk_id: str
+    document_id: str
+    title: str
+    page: int
+    source_uri: str
+    score: float
+
+
+class Answer(BaseModel):
+    """What the core returns for every question: an answer with citations, or a clean abstention."""
+
+    query_id: str = ""  # the same id as the per-question log line, shown to users as a reference
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    abstained: bool
+    abstain_reason: AbstainReason | None = None
+    hr_contact: str
+    model: str
+    retrieved: list[str] = Field(default_factory=list)  # chunk ids of the candidates before the cut
+    latency_ms: dict[str, float] = Field(default_factory=dict)
+    usage: dict[str, int] = Field(default_factory=dict)
+    notices: list[str] = Field(default_factory=list)  # e.g. "the documents disagree on this amount"
+    index_version: str = ""
+
+    def to_public_dict(self) -> dict[str, Any]:
+        """The Answer contract as JSON (`benefitsbot ask --json`)."""
+        return self.model_dump(mode="json")
