@@ -92,11 +92,16 @@ async def best_similarities(pipeline: Pipeline, rows: Sequence[GoldRow]) -> list
 
 async def reader_scores(pipeline: Pipeline, rows: Sequence[GoldRow]) -> list[tuple[GoldRow, float]]:
     """What the answerability gate compares for each row: the best cross-encoder logit among the
-    sentences the reader read (-20, below any cutoff, where an earlier stage already abstained or
-    the question was not read)."""
+    sentences the reader read (-20, below any cutoff, where an earlier stage already abstained, the
+    topic gate after reading abstains, or the question was not read). The topic gate runs after the
+    answerability gate in the pipeline, but it decides independently of the cutoff being swept."""
+    topic = [s for s in pipeline.stages if s.name == "topic"]
     out = []
     for row in rows:
         state = await pipeline.run_until("read", row.question, token_for(pipeline.settings, row), as_of=row.as_of)
+        for stage in topic:
+            if not state.finished:
+                await stage.run(state)
         read = state.reading is not None and not state.finished and state.reading.spans
         out.append((row, state.reading.best if read and state.reading is not None else -20.0))
     return out

@@ -15,7 +15,7 @@ from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGat
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
-from rag_core.pipeline.read import AnswerabilityGate, ReadStage
+from rag_core.pipeline.read import AnswerabilityGate, ReadStage, TopicGate
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
@@ -59,9 +59,9 @@ def build_reranker(settings: CoreSettings) -> Reranker:
 def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
                    embedder: EmbeddingProvider | None = None, generator: Generator | None = None,
                    reranker: Reranker | None = None, late: TokenEncoder | None = None) -> Pipeline:
-    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> generate
-    -> validate -> support -> amounts. Parts not given are built from ``settings`` (LATE_INTERACTION=none: no
-    token encoder)."""
+    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> read
+    -> answerable -> topic -> generate -> validate -> support -> amounts. Parts not given are built from
+    ``settings`` (LATE_INTERACTION=none: no token encoder; READER=none: no read/answerable/topic)."""
     index = index or open_index(settings)
     embedder = embedder or build_embedder(settings)
     generator = generator or build_generator(settings)
@@ -78,11 +78,17 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         return f"{generated_by or generator.model_name}+{embedder.model_name}"
 
     # A model reads the context (English) and decides answerability; READER=none keeps word-overlap picking.
+    reading = settings.reader == "cross-encoder"
+    unknown_word_cutoff = settings.unknown_word_cutoff_for(embedder.model_name)
+    topic_after_reading = reading and settings.topic_gate == "read"
     reading_stages: list[Stage] = [
         ReadStage(SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128),
                              keep=settings.reader_keep)),
         AnswerabilityGate(settings.reader_min_score),
-    ] if settings.reader == "cross-encoder" else []
+    ] if reading else []
+    if topic_after_reading:
+        reading_stages.append(TopicGate(CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                                        settings.topic_ablation_margin, unknown_word_cutoff))
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),
@@ -90,7 +96,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         RewriteStage(corpus),
         EmbedStage(embedder, late),
         RetrieveStage(retriever),
-        SimilarityGate(cutoff, settings.unknown_word_cutoff_for(embedder.model_name)),
+        SimilarityGate(cutoff, unknown_word_cutoff, topic_after_reading=topic_after_reading),
         RerankStage(reranker),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
         PrecedenceGate(corpus),
@@ -101,6 +107,6 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         AmountConflictStage(),
     ]
     explainer = AbstentionExplainer(corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin,
-                                    unknown_word_cutoff=settings.unknown_word_cutoff_for(embedder.model_name))
+                                    unknown_word_cutoff=unknown_word_cutoff)
     return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index],
                     explainer=explainer)

@@ -14,16 +14,19 @@ from rag_core.types import AbstainReason
 class SimilarityGate(StageBase):
     """Abstain ``low_similarity`` when the best candidate is under the model's calibrated cutoff,
     or when the question names a topic no visible document contains and the match is not strong
-    enough to read that word as phrasing ("pick", "versus") rather than a topic ("funeral")."""
+    enough to read that word as phrasing ("pick", "versus") rather than a topic ("funeral").
+    ``topic_after_reading``: the words are left to ``TopicGate`` after the reader (the dense cutoff
+    still applies here)."""
 
     name = "gate"
 
-    def __init__(self, cutoff: float, unknown_word_cutoff: float | None) -> None:
+    def __init__(self, cutoff: float, unknown_word_cutoff: float | None, *, topic_after_reading: bool = False) -> None:
         self.cutoff = cutoff
         self.unknown_word_cutoff = unknown_word_cutoff
+        self.topic_after_reading = topic_after_reading
 
     def topic_blocks(self, unknown: Sequence[str], best_similarity: float) -> bool:
-        if not unknown:
+        if not unknown or self.topic_after_reading:
             return False
         return self.unknown_word_cutoff is None or best_similarity < self.unknown_word_cutoff
 

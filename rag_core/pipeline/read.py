@@ -7,7 +7,8 @@ import asyncio
 
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.reader import SpanReader
+from rag_core.reading.reader import PassageScorer, SpanReader
+from rag_core.reading.topic import ablation_rise
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
@@ -44,4 +45,35 @@ class AnswerabilityGate(StageBase):
 
     async def run(self, state: QueryState) -> None:
         if state.reading is not None and state.reading.best < self.min_score:
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+
+class TopicGate(StageBase):
+    """The topic gate after reading: a question word no visible document contains blocks the
+    question only when it is part of what is asked. The best ``top`` read sentences are read again
+    with the word(s) taken out; a rise of more than ``margin`` logits means the documents match
+    the question without the word much better ("pet insurance" -> "insurance": abstain), a smaller
+    one that the word is situation told around the question ("my knee surgery": the reader's gate
+    already decided). Runs only for questions with such words; without a reading (Spanish) the
+    word blocks, as the exact-word gate did. A dense match of at least ``unknown_word_cutoff``
+    passes as before."""
+
+    name = "topic"
+
+    def __init__(self, scorer: PassageScorer, margin: float, unknown_word_cutoff: float | None, top: int = 4) -> None:
+        self.scorer = scorer
+        self.margin = margin
+        self.unknown_word_cutoff = unknown_word_cutoff
+        self.top = top
+
+    async def run(self, state: QueryState) -> None:
+        if not state.unknown_words:
+            return
+        if self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff:
+            return
+        rise = None
+        if state.reading is not None:
+            rise = await asyncio.to_thread(ablation_rise, self.scorer, state.question, state.unknown_words,
+                                           state.reading, self.top)
+        if rise is None or rise > self.margin:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

@@ -791,3 +791,17 @@ async def test_warm_up_loads_the_word_lists_and_tokenizer_before_the_first_quest
     misses = spelling._dictionary.cache_info().misses
     await pipeline.answer(ROUGH_LEAVE_Q, token(["employees"]))
     assert spelling._dictionary.cache_info().misses == misses  # the question loaded nothing new
+
+
+async def test_a_situation_word_outside_the_documents_does_not_block_the_answer(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    """"knee" is in no document, but it is the employee's situation, not what is asked: the topic gate
+    after reading lets the reader's answer through (the exact-word gate abstained here)."""
+    pipeline, _ = fixture_corpus.pipeline()
+    question = "whats the PPO deductible? trying to figure out worst case for my knee surgery"
+    state = await pipeline.run_until("rewrite", question, token(["employees"]))
+    assert "knee" in state.unknown_words
+    answer = await pipeline.answer(question, token(["employees"]))
+    assert not answer.abstained, answer.abstain_reason
+    assert "$1,250" in answer.answer

@@ -86,7 +86,7 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
     pipeline, _ = fixture_corpus.pipeline()
     assert [s.name for s in pipeline.stages] == [
         "question", "scope", "rewrite", "embed", "retrieve", "gate", "rerank", "context", "precedence", "read",
-        "answerable", "generate", "validate", "support", "amounts",
+        "answerable", "topic", "generate", "validate", "support", "amounts",
     ]
     answer = await pipeline.answer("What is the medical plan deductible?", token(["employees"]))
     assert not answer.abstained

@@ -1,0 +1,43 @@
+"""Reader ablation of an undocumented word: is the word part of what is asked, or situation told
+around the question?
+
+The topic gate's word list (``QueryCorrector.unknown_topics``) says which question words no visible
+document contains. Such a word is either the topic the documents fail to cover ("Does Fabrikam
+offer *pet* insurance?") or context the employee adds ("...worst case for my *knee* surgery",
+"my *boss* said..."). The cross-encoder that already read the context tells them apart: read the
+best sentences again with the word taken out. If the documents answer the ablated question much
+better, the word is what they fail to match; if the score barely moves, the word did not matter to
+the answer and the reader's own gate decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from rag_core.reading.question import reader_queries
+from rag_core.reading.reader import PassageScorer, Reading
+from rag_core.text import stem
+
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def without_words(question: str, unknown: Collection[str]) -> str:
+    """``question`` with every word whose stem is in ``unknown`` taken out (the topic gate's terms
+    are lowercase stems of the question's words)."""
+    stems = {stem(u) for u in unknown}
+    kept = _WORD.sub(lambda m: "" if stem(m.group(0)) in stems else m.group(0), question)
+    return " ".join(kept.split())
+
+
+def ablation_rise(scorer: PassageScorer, question: str, unknown: Collection[str], reading: Reading,
+                  top: int) -> float | None:
+    """How much higher the best of the ``top`` read sentences scores when the unknown words are
+    taken out of the question (logits); None when no word could be taken out or nothing was read."""
+    ablated = without_words(question, unknown)
+    spans = reading.spans[:top]
+    if not spans or not ablated or ablated == " ".join(question.split()):
+        return None
+    framed = [s.span.in_context() for s in spans]
+    best_ablated = max(max(scorer.logits(q, framed)) for q in reader_queries(ablated))
+    return best_ablated - reading.best

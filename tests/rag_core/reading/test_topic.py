@@ -1,0 +1,80 @@
+"""The topic gate after reading, with the REAL bundled cross-encoder: an undocumented word that is
+situation told around the question ("my knee surgery") lets the reader's answer through; one that
+is the topic the documents fail to cover ("pet insurance") abstains."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.models import CrossEncoder
+from rag_core.pipeline.read import ReadStage, TopicGate
+from rag_core.pipeline.state import QueryState
+from rag_core.reading.reader import SpanReader
+from rag_core.reading.topic import without_words
+from rag_core.settings import DEFAULT_TOPIC_ABLATION_MARGIN
+from rag_core.types import AbstainReason, Candidate
+from tests.fakes.network import network_disabled
+from tests.rag_core.candidates import candidate
+from tests.rag_core.reading.test_reader import MEDICAL
+
+LIFE = candidate(
+    "life-disability-2026_p1_c00",
+    "Fabrikam Corp provides life, accidental death and dismemberment (AD&D), short-term disability (STD) and "
+    "long-term disability (LTD) insurance to protect you and your family.\n"
+    "Basic Life, Basic AD&D, STD and LTD are paid for entirely by Fabrikam, and you are enrolled automatically.",
+    policy_id="life-disability", title="Fabrikam Life and Disability Insurance 2026", heading="Overview",
+)
+
+
+@pytest.mark.unit
+def test_the_unknown_words_are_taken_out_by_stem_and_nothing_else() -> None:
+    assert without_words("Does Fabrikam offer pet insurance for my puppies?", ["pet", "puppy"]) == \
+        "Does Fabrikam offer insurance for my ?"
+    assert without_words("can my boss find out?", ["knee"]) == "can my boss find out?"
+
+
+@pytest.fixture(scope="module")
+def scorer() -> CrossEncoder:
+    with network_disabled() as attempts:
+        built = CrossEncoder.shared(max_length=128)
+    assert attempts == []
+    return built
+
+
+async def read_then_gate(scorer: CrossEncoder, question: str, unknown: list[str],
+                         context: list[Candidate]) -> QueryState:
+    state = QueryState(question, "token")
+    state.unknown_words = unknown
+    state.context = context
+    await ReadStage(SpanReader(scorer)).run(state)
+    await TopicGate(scorer, DEFAULT_TOPIC_ABLATION_MARGIN, unknown_word_cutoff=None).run(state)
+    return state
+
+
+@pytest.mark.integration
+async def test_a_situation_word_lets_the_answer_through(scorer: CrossEncoder) -> None:
+    state = await read_then_gate(
+        scorer, "whats the OOP max on the PPO? trying to figure out worst case for my knee surgery",
+        ["trying", "figure", "worst", "knee"], [MEDICAL])
+    assert state.abstain_reason is None
+
+
+@pytest.mark.integration
+async def test_an_undocumented_topic_word_abstains(scorer: CrossEncoder) -> None:
+    state = await read_then_gate(scorer, "Does Fabrikam offer pet insurance?", ["pet"], [LIFE])
+    assert state.abstain_reason is AbstainReason.LOW_SIMILARITY and state.decided_by == "topic"
+
+
+@pytest.mark.integration
+async def test_without_a_reading_the_unknown_word_blocks_as_before(scorer: CrossEncoder) -> None:
+    state = QueryState("¿Cubre Fabrikam el seguro para mascotas?", "token")
+    state.unknown_words = ["mascotas"]
+    await TopicGate(scorer, DEFAULT_TOPIC_ABLATION_MARGIN, unknown_word_cutoff=None).run(state)
+    assert state.decided_by == "topic"
+
+
+@pytest.mark.unit
+async def test_questions_without_unknown_words_are_not_touched(scorer: CrossEncoder) -> None:
+    state = QueryState("How much is the ER copay on the PPO?", "token")
+    await TopicGate(scorer, DEFAULT_TOPIC_ABLATION_MARGIN, unknown_word_cutoff=None).run(state)
+    assert state.abstain_reason is None and state.reading is None
