@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.access import mint_token
+from rag_core.console import show_progress
 from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
@@ -165,7 +166,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             index = open_index(settings)
             summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
                                     chunk_overlap=settings.chunk_overlap,
-                                    progress=not args.no_progress).run(args.corpus)
+                                    progress=show_progress(args.no_progress)).run(args.corpus)
             await index.aclose()
             print(summary.render(), file=sys.stderr)
         pipeline = build_pipeline(settings)
@@ -179,7 +180,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                   "answerable": result["answerable"], "unanswerable": result["unanswerable"]},
                                  indent=2))
                 return 0
-            results = await evaluate(pipeline, rows, progress=not args.no_progress)
+            results = await evaluate(pipeline, rows, progress=show_progress(args.no_progress))
         finally:
             await pipeline.aclose()
         metrics = compute(results)
