@@ -41,18 +41,20 @@ class DocumentRecord:
     pages: int
     pages_without_text: list[int] = field(default_factory=list)
     vocabulary: dict[str, int] = field(default_factory=dict)  # for query spelling correction
+    extractor: int = 0  # the extraction version that produced the chunks (rag_core.ingest.extract)
 
     def to_json(self) -> dict[str, Any]:
         return {"meta": self.meta.model_dump(mode="json"), "root": self.root, "sha256": self.sha256,
                 "meta_hash": self.meta_hash, "chunk_ids": self.chunk_ids, "pages": self.pages,
-                "pages_without_text": self.pages_without_text, "vocabulary": self.vocabulary}
+                "pages_without_text": self.pages_without_text, "vocabulary": self.vocabulary,
+                "extractor": self.extractor}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DocumentRecord:
         return cls(meta=DocumentMeta.model_validate(data["meta"]), root=data["root"], sha256=data["sha256"],
                    meta_hash=data["meta_hash"], chunk_ids=list(data["chunk_ids"]), pages=int(data["pages"]),
                    pages_without_text=list(data.get("pages_without_text", [])),
-                   vocabulary=dict(data.get("vocabulary", {})))
+                   vocabulary=dict(data.get("vocabulary", {})), extractor=int(data.get("extractor", 0)))
 
 
 @dataclass
