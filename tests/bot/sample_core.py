@@ -25,17 +25,18 @@ def core_overrides(data_dir: Path) -> dict[str, Any]:
     }
 
 
-def ingest(data_dir: Path, corpus: Path = REPO / "corpus") -> None:
+async def ingest_async(data_dir: Path, corpus: Path = REPO / "corpus") -> None:
     from rag_core.embeddings.local import LocalEmbedder
     from rag_core.index.edge import EdgeIndex
     from rag_core.ingest.pipeline import Ingestor
 
-    async def run() -> None:
-        index = EdgeIndex(data_dir / "index")
-        try:
-            summary = await Ingestor(index, LocalEmbedder.shared(), progress=False).run(corpus)
-            assert not summary.failed, summary.render()
-        finally:
-            await index.aclose()
+    index = EdgeIndex(data_dir / "index")
+    try:
+        summary = await Ingestor(index, LocalEmbedder.shared(), progress=False).run(corpus)
+        assert not summary.failed, summary.render()
+    finally:
+        await index.aclose()
 
-    asyncio.run(run())
+
+def ingest(data_dir: Path, corpus: Path = REPO / "corpus") -> None:
+    asyncio.run(ingest_async(data_dir, corpus))

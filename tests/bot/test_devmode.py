@@ -8,16 +8,14 @@ import json
 import logging
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 import pytest_asyncio
-from aiohttp.test_utils import TestClient, TestServer
 
-from bot.app import COMPONENTS, BotComponents, create_app
+from bot.app import create_app
 from bot.core_service import CoreAnswerService
 from bot.devmode import DevDirectory, uses_dev_identity
 from bot.errors import ConfigError
@@ -25,40 +23,13 @@ from bot.reply import HELP_TEXT
 from bot.settings import BotSettings
 from bot.slack.blocks import FEEDBACK_DOWN
 from bot.teams.directory import TeamsDirectory
+from tests.bot.dev_harness import NO_CREDENTIALS, start_dev
 from tests.bot.harness import OID, SIGNING_SECRET, make_settings, sign_slack, start_teams, stop_teams
 from tests.bot.sample_core import core_overrides
 from tests.fakes.answer_service import FakeAnswerService
 from tests.fakes.teams_connector import FakeTeamsConnector, activity_text
 
 pytestmark = pytest.mark.integration
-
-NO_CREDENTIALS: dict[str, Any] = {
-    "SLACK_BOT_TOKEN": None, "SLACK_SIGNING_SECRET": None, "TEAMS_ENABLED": True, "MICROSOFT_APP_ID": None,
-    "MICROSOFT_APP_PASSWORD": None, "MICROSOFT_APP_TENANT_ID": None, "REDIS_URL": None,
-}
-
-
-@dataclass
-class DevApp:
-    client: TestClient
-    parts: BotComponents
-
-    async def post_json(self, path: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
-        return await self.client.post(path, data=json.dumps(body), headers={"Content-Type": "application/json",
-                                                                            **(headers or {})})
-
-    async def post_form(self, path: str, form: dict[str, str], headers: dict[str, str] | None = None) -> Any:
-        return await self.client.post(path, data=urlencode(form), headers={
-            "Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
-
-
-async def start_dev(service: Any, **overrides: Any) -> DevApp:
-    settings = make_settings(**{**NO_CREDENTIALS, **overrides})
-    app = create_app(settings, service)
-    client = TestClient(TestServer(app, host="127.0.0.1"))
-    await client.start_server()
-    return DevApp(client, app[COMPONENTS])
-
 
 @pytest_asyncio.fixture
 async def connector() -> AsyncIterator[FakeTeamsConnector]:
@@ -117,7 +88,8 @@ async def test_bot_framework_emulator_flow_on_the_real_core(
 
 async def test_startup_says_what_is_on_and_why(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="benefitsbot.startup")
-    dev = await start_dev(FakeAnswerService(key="test-rbac-signing-key"), DEV_IDENTITY_STATE="California")
+    dev = await start_dev(FakeAnswerService(key="test-rbac-signing-key"), DEV_IDENTITY_STATE="California",
+                          HR_CONTACT_URL="https://hr.example.com/contact")
     try:
         lines = {r.getMessage().split(":", 1)[0]: r for r in caplog.records if r.name == "benefitsbot.startup"}
         assert "no SLACK_BOT_TOKEN" in lines["slack"].getMessage()
