@@ -21,11 +21,11 @@ TOPIC_WORDS = 2  # enough to tell "dental deductible" from "medical deductible",
 BENEFIT_TERMS = frozenset("""
 accident acupuncture adoption allowance ambulance annuity autism bereavement bonus braces broker
 cafeteria cancer caregiver chiropractic chiropractor childcare cobra commuter concierge contraception
-counseling credit daycare dental dependent dependents dermatology diabetes disability discount
+counseling credit daycare dental dependent dermatology diabetes disability discount
 domestic donation egg eldercare equity espp eyeglasses fertility fitness flexible fsa funeral
 gym hearing hospital hsa identity immigration insurance ivf jury lasik legal life loan lodging
 marriage maternity meal medicare mental military mileage mortgage moving nursing nutrition
-obesity orthodontia orthodontics overtime parental parking paternity pension pet pets pharmacy
+obesity orthodontia orthodontics overtime parental parking paternity pension pet pharmacy
 physiotherapy prescription rehab relocation remote rsu sabbatical severance sick smoking
 spouse stipend stock student surgery surrogacy therapy tobacco transgender transit travel
 tuition vacation vaccine vasectomy vision volunteer volunteering weight wellness wfh
@@ -65,10 +65,12 @@ class TopicVocabulary:
         return self.document_frequency.get(word, 0)
 
     def known(self, word: str) -> str | None:
-        """The vocabulary's own form of ``word`` ("pets" -> "pet"), or None when it is not known."""
-        if word in self.document_frequency or word in self.terms:
-            return word
-        return self._by_stem.get(stem(word))
+        """The one form of ``word`` that topics use ("pets" -> "pet"; the documents' most frequent
+        form when they have several), or None when it is not known."""
+        found = self._by_stem.get(stem(word))
+        if found is None and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            found = self._by_stem.get(stem(word[:-1]))  # "pets": too short for the shared stemmer
+        return found
 
     def topic(self, question: str, limit: int = TOPIC_WORDS) -> tuple[str, ...]:
         """The question's ``limit`` most specific known words, alphabetically (a stable group key)."""
