@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -85,28 +86,51 @@ def warnings(settings: BotSettings) -> list[str]:
     return found
 
 
-def index_location(settings: BotSettings) -> str:
+def index_where(settings: BotSettings) -> str:
     if settings.qdrant_url:
         return f"Qdrant server {settings.qdrant_url}, collection {settings.qdrant_collection}"
     return f"embedded index in {settings.data_dir.resolve()}"
 
 
-async def index_line(settings: BotSettings, service: CoreAnswerService) -> tuple[bool, str]:
-    """(ok, line) once the pipeline is built: documents, chunks, model and generator, or why not."""
-    where = index_location(settings)
+@dataclass(frozen=True)
+class IndexStatus:
+    """What the answers come from: the start-up line, and the playground's status bar."""
+
+    ok: bool
+    where: str
+    documents: int = 0
+    chunks: int = 0
+    model: str = ""
+    answers: str = ""
+    problem: str = ""
+
+    @property
+    def summary(self) -> str:
+        if not self.ok:
+            return f"NOT READY: {self.problem}"
+        return f"{self.documents} documents, {self.chunks} chunks, model {self.model}; answers: {self.answers}"
+
+    @property
+    def line(self) -> str:
+        if not self.ok:
+            return f"index: NOT READY ({self.where}): {self.problem}"
+        return (f"index: {self.documents} documents, {self.chunks} chunks, model {self.model} ({self.where}); "
+                f"answers: {self.answers}")
+
+
+async def index_status(settings: BotSettings, service: CoreAnswerService) -> IndexStatus:
+    """Documents, chunks, model and generator once the pipeline is built, or why not."""
+    where = index_where(settings)
     try:
         pipeline = await service.pipeline()
         manifest = await pipeline.corpus.manifest()
     except BenefitsBotError as exc:
-        return False, f"index: NOT READY ({where}): {exc}"
+        return IndexStatus(False, where, problem=str(exc))
     except Exception as exc:  # noqa: BLE001 - a model that fails to load: say so, the server keeps running
-        return False, f"index: NOT READY ({where}): {type(exc).__name__}: {exc}"
-    documents = manifest.documents.values()
-    chunks = sum(len(r.chunk_ids) for r in documents)
+        return IndexStatus(False, where, problem=f"{type(exc).__name__}: {exc}")
     generator = getattr(pipeline.stage("generate"), "generator", None)
-    answers = getattr(generator, "model_name", "?")
-    return True, (f"index: {len(manifest.documents)} documents, {chunks} chunks, model {manifest.embedding_model} "
-                  f"({where}); answers: {answers}")
+    return IndexStatus(True, where, len(manifest.documents), sum(len(r.chunk_ids) for r in manifest.documents.values()),
+                       manifest.embedding_model, str(getattr(generator, "model_name", "?")))
 
 
 def announce(app: web.Application, settings: BotSettings, service: AnswerService, *,
@@ -127,8 +151,8 @@ def announce(app: web.Application, settings: BotSettings, service: AnswerService
             log.info("index: answer service %s (no index of its own)", type(service).__name__)
 
     async def _announce_index(core: CoreAnswerService) -> None:
-        ok, line = await index_line(settings, core)
-        log.log(logging.INFO if ok else logging.ERROR, "%s", line)
+        status = await index_status(settings, core)
+        log.log(logging.INFO if status.ok else logging.ERROR, "%s", status.line)
 
     async def on_cleanup(_: web.Application) -> None:
         task = app.get(_INDEX_TASK)

@@ -29,7 +29,7 @@ from bot.render import number_citations
 from bot.report import build_report
 from bot.settings import BotSettings
 from bot.slack.blocks import render as slack_render
-from bot.startup import index_line
+from bot.startup import IndexStatus, index_status, index_where
 from bot.store import Store
 from bot.teams.cards import reply_activity
 from rag_core.errors import BenefitsBotError
@@ -89,13 +89,14 @@ class Playground:
     def _today(self) -> date:
         return self.settings.today or date.today()
 
-    async def _index_status(self) -> tuple[bool, str]:
+    async def _index_status(self) -> IndexStatus:
+        where = index_where(self.settings)
         if not isinstance(self.service, CoreAnswerService):
-            return False, "the playground needs the real answer pipeline (CoreAnswerService)"
+            return IndexStatus(False, where, problem="the playground needs the real answer pipeline")
         ready, detail = await self.service.ready()
         if not ready and "loading" in detail:
-            return False, f"index: {detail}…"
-        return await index_line(self.settings, self.service)
+            return IndexStatus(False, where, problem=f"{detail}…")
+        return await index_status(self.settings, self.service)
 
     def _page(self, template: str, **context: Any) -> web.Response:
         body = self.templates.get_template(template).render(
@@ -154,8 +155,7 @@ class Playground:
                 "states": self.states, "presets": presets(self.policy), "examples": EXAMPLES}
 
     async def index(self, request: web.Request) -> web.Response:
-        ok, status = await self._index_status()
-        return self._page("index.html", page="ask", index_ok=ok, index_status=status, **self._form_context())
+        return self._page("index.html", page="ask", index=await self._index_status(), **self._form_context())
 
     async def ask(self, request: web.Request) -> web.Response:
         form = await request.post()
@@ -178,8 +178,7 @@ class Playground:
             context = {"problem": f"The core could not answer: {type(exc).__name__}: {exc}"}
         if request.headers.get(FRAGMENT_HEADER):
             return self._page("result.html", **context)
-        ok, status = await self._index_status()
-        return self._page("index.html", page="ask", index_ok=ok, index_status=status, **self._form_context(values),
+        return self._page("index.html", page="ask", index=await self._index_status(), **self._form_context(values),
                           **context)
 
     async def _report(self, request: web.Request) -> Any:
