@@ -14,6 +14,11 @@ from typing import Any
 from rag_core.cli import build_parser, run_cli
 
 
+def _say(text: str, *, error: bool = False) -> None:
+    """Command output (the service itself only logs)."""
+    (sys.stderr if error else sys.stdout).write(text + "\n")
+
+
 def _bot_settings(args: argparse.Namespace) -> Any:
     from bot.settings import BotSettings
 
@@ -42,13 +47,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     settings = _bot_settings(args)
     if args.days < 1 or args.days > settings.report_retention_days:
-        print(f"error: --days must be between 1 and REPORT_RETENTION_DAYS ({settings.report_retention_days})",
-              file=sys.stderr)
+        _say(f"error: --days must be between 1 and REPORT_RETENTION_DAYS ({settings.report_retention_days})",
+             error=True)
         return 2
     if not settings.redis_url:
-        print("error: the report is kept in the bot's store and REDIS_URL is not set, so it lives in the memory "
-              f"of the running `benefitsbot serve`: open its report page, http://localhost:{settings.port}/report",
-              file=sys.stderr)
+        _say("error: the report is kept in the bot's store and REDIS_URL is not set, so it lives in the memory "
+             f"of the running `benefitsbot serve`: open its report page, http://localhost:{settings.port}/report",
+             error=True)
         return 2
 
     async def run() -> int:
@@ -57,13 +62,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             try:
                 await store.ping()
             except StoreUnavailable as exc:
-                print(f"error: cannot read the report: {exc} ({store_line(settings)})", file=sys.stderr)
+                _say(f"error: cannot read the report: {exc} ({store_line(settings)})", error=True)
                 return 2
             report = await build_report(store, days=args.days, today=settings.today or date.today(),
                                         questions_stored=settings.report_store_questions)
         finally:
             await store.close()
-        print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+        _say(json.dumps(report.to_json(), indent=2) if args.json else report.render())
         return 0
 
     return asyncio.run(run())
