@@ -31,6 +31,13 @@ spouse stipend stock student surgery surrogacy therapy tobacco transgender trans
 tuition vacation vaccine vasectomy vision volunteer volunteering weight wellness wfh
 """.split())
 
+# Words that say what a question asks about a topic, not what the topic is ("Is pet insurance
+# covered?", "Do you offer an ESPP?"): never topic words, however rare in the documents.
+QUESTION_VERBS = frozenset("""
+cover covers covered covering offer offers offered provide provides provided include includes included
+available eligible allowed allow allows qualify qualifies entitled receive receives apply applies
+""".split())
+
 _WORD = re.compile(r"[a-záéíóúñü0-9]+(?:[-'][a-záéíóúñü0-9]+)*")
 
 
@@ -39,7 +46,7 @@ def content_words(question: str) -> list[str]:
     text = re.sub(r"['’](s|m|re|ve|ll|d|t)\b", "", question.lower().replace("401(k)", "401k"))
     words = [ABBREVIATIONS.get(w, w) for w in _WORD.findall(text)]
     return [w for w in words if len(w) > 2 and w not in STOPWORDS and w not in SPANISH_STOPWORDS
-            and w not in FILLERS and not w.isdigit()]
+            and w not in FILLERS and w not in QUESTION_VERBS and not w.isdigit()]
 
 
 class TopicVocabulary:

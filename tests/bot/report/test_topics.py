@@ -29,6 +29,7 @@ def test_an_undocumented_benefit_term_comes_first(vocabulary: TopicVocabulary) -
     """The word the documents lack is why the bot abstained: it leads the topic."""
     assert vocabulary.topic("Is pet insurance covered by the plan?") == ("insurance", "pet")
     assert vocabulary.topic("Do you offer pets insurance?") == ("insurance", "pet")  # one group, plural or not
+    assert vocabulary.topic("Do you cover pet insurance for cats?") == ("insurance", "pet")  # "cover" asks, not names
 
 
 def test_names_ids_and_numbers_never_become_topic_words(vocabulary: TopicVocabulary) -> None:
