@@ -7,6 +7,8 @@ click, and the URL-verification challenge. The reply is the real Block Kit of ``
 
 Requests are verified when ``SLACK_SIGNING_SECRET`` is set and accepted unsigned otherwise: this
 class is only ever mounted in dev mode (``bot.devmode.uses_dev_identity``), never in production.
+Without a token there is no member list either, so a channel @mention is answered for the dev
+identity alone (the audience rule needs the real Slack edge).
 """
 
 from __future__ import annotations

@@ -211,3 +211,14 @@ def test_dev_directory_answers_everyone_as_the_dev_identity() -> None:
     identity = directory.identity_for(None)
     assert (identity.acl_groups, identity.state, identity.employment_type) == (
         frozenset({"contractors"}), "TX", "contractor")
+
+
+@pytest.mark.unit
+def test_startup_lines_never_show_a_secret() -> None:
+    from bot.startup import playground_line, store_line
+
+    settings = make_settings(REDIS_URL="redis://:s3cret-pass@redis.internal:6380/2",
+                             PLAYGROUND_ADMIN_TOKEN="an-admin-token-of-24-chars-or-more")
+    assert store_line(settings) == "store: redis at redis.internal:6380/2"
+    line = playground_line(settings, served=True)
+    assert "admin credential required" in line and "an-admin-token" not in line
