@@ -1,34 +1,38 @@
-"""Rerank sweep (a benchmark, not a test): hit@5 and MRR of Qdrant's fused RRF order against the
-lexical-dense blend at several weights, on one gold set and an already-ingested data dir.
+"""Rerank sweep (a benchmark, not a test): hit@1/5/10 and MRR of the candidate orders the answer path
+can produce, on one gold set and an already-ingested data dir (ingested with token vectors, the default).
 
     .venv/bin/python benchmarks/rerank_sweep.py corpus/gold.jsonl /tmp/bb
     .venv/bin/python benchmarks/rerank_sweep.py ../shared/benchmarks/contoso/ground_truth.jsonl /tmp/contoso
 
-Candidates are retrieved once per question by the answer path itself, run up to its retrieve
-stage (the same access filter, spelling correction and candidate count); only the ordering
-differs between rows.
+Candidates are retrieved once per question by the answer path itself, run up to its retrieve stage
+(the same access filter, spelling correction and candidate count): once with late interaction off
+(Qdrant's RRF order over the dense + BM25 prefetches, as before token vectors) and once with it on
+(the same fused candidates rescored by MaxSim inside Qdrant). Only the ordering differs between rows.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rag_core.eval.gold import chunk_location, load_gold, matches
 from rag_core.eval.harness import token_for
 from rag_core.pipeline import Pipeline, build_pipeline
-from rag_core.rerank import FusedOrder, LexicalDenseReranker, Reranker
+from rag_core.rerank import FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 
 Retrieved = list[tuple[list[str], str, list[Candidate]]]
 
 
-async def retrieve_gold(gold: Path, data_dir: Path) -> tuple[Pipeline, dict[str, str], Retrieved]:
-    """The fused candidates of every answerable gold row: (reference sources, rewritten query,
-    candidates), plus the document-id → file map that matching a source needs."""
-    settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(data_dir))
+async def retrieve_gold(gold: Path, data_dir: Path, **overrides: Any) -> tuple[Pipeline, dict[str, str], Retrieved]:
+    """The candidates of every answerable gold row: (reference sources, rewritten query, candidates),
+    plus the document-id → file map that matching a source needs. ``overrides``: settings."""
+    settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(data_dir), **overrides)
     pipeline = build_pipeline(settings)
     manifest = await pipeline.corpus.manifest()
     files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
@@ -46,30 +50,99 @@ def first_hit(ranked: list[Candidate], sources: list[str], files: dict[str, str]
                  if matches(chunk_location(c.chunk_id, files), sources)), None)
 
 
-async def retrieve_from_argv() -> tuple[Pipeline, dict[str, str], Retrieved]:
-    """``GOLD DATA_DIR`` from the command line, retrieved (the benchmarks' shared entry)."""
+def parse_argv() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("gold", type=Path)
     parser.add_argument("data_dir", type=Path)
-    args = parser.parse_args()
-    return await retrieve_gold(args.gold, args.data_dir)
+    return parser.parse_args()
+
+
+async def retrieve_from_argv(**overrides: Any) -> tuple[Pipeline, dict[str, str], Retrieved]:
+    """``GOLD DATA_DIR`` from the command line, retrieved (the benchmarks' shared entry)."""
+    args = parse_argv()
+    return await retrieve_gold(args.gold, args.data_dir, **overrides)
+
+
+@dataclass
+class Scores:
+    hit1: float
+    hit5: float
+    hit10: float
+    mrr: float
+
+    def render(self) -> str:
+        return f"hit@1 {self.hit1:.2f}  hit@5 {self.hit5:.2f}  hit@10 {self.hit10:.2f}  MRR {self.mrr:.3f}"
+
+
+async def score(reranker: Reranker, retrieved: Retrieved, files: dict[str, str]) -> Scores:
+    ranks = [first_hit(await reranker.rerank(query, candidates), sources, files)
+             for sources, query, candidates in retrieved]
+    n = len(ranks)
+    return Scores(sum(r == 1 for r in ranks) / n, sum(bool(r and r <= 5) for r in ranks) / n,
+                  sum(r is not None for r in ranks) / n, sum(1 / r for r in ranks if r) / n)
+
+
+class ByScore:
+    """Candidates sorted by one score (ties by chunk id, as the index breaks them)."""
+
+    def __init__(self, name: str, key: str) -> None:
+        self.name = name
+        self.key = key
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        return sorted(candidates, key=lambda c: (-(getattr(c, self.key) or 0.0), c.chunk_id))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class RankFusion:
+    """RRF of two orders of the same candidates (k=60): the index's MaxSim order and another reranker's."""
+
+    name = "rank-fusion"
+
+    def __init__(self, other: Reranker, k: int = 60) -> None:
+        self.other = other
+        self.k = k
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        other = {c.chunk_id: rank for rank, c in enumerate(await self.other.rerank(question, candidates))}
+        fused = {c.chunk_id: 1 / (self.k + rank) + 1 / (self.k + other[c.chunk_id])
+                 for rank, c in enumerate(candidates)}
+        return sorted(candidates, key=lambda c: (-fused[c.chunk_id], c.chunk_id))
+
+    async def aclose(self) -> None:
+        return None
 
 
 async def main() -> None:
-    pipeline, files, retrieved = await retrieve_from_argv()
-
-    rerankers: list[tuple[str, Reranker]] = [("fused RRF order", FusedOrder())]
-    rerankers += [(f"lexical w={w} rrf={r} title={t}", LexicalDenseReranker(w, r, t))
-                  for w in (0.35, 0.5, 0.8) for r in (0.0, 0.05) for t in (0.0, 0.05, 0.1)]
-    for name, reranker in rerankers:
-        hits = 0
-        reciprocal = 0.0
-        for sources, query, candidates in retrieved:
-            rank = first_hit(await reranker.rerank(query, candidates), sources, files)
-            hits += bool(rank and rank <= 5)
-            reciprocal += 1 / rank if rank else 0.0
-        print(f"{name:24} hit@5 {hits / len(retrieved):.3f}   MRR {reciprocal / len(retrieved):.4f}")
+    args = parse_argv()
+    plain, files, fused = await retrieve_gold(args.gold, args.data_dir, LATE_INTERACTION="none")
+    await plain.aclose()
+    pipeline, _, late = await retrieve_gold(args.gold, args.data_dir)
     await pipeline.aclose()
+
+    rows: list[tuple[str, Retrieved, Reranker]] = [
+        ("(a) RRF order (late interaction off)", fused, FusedOrder()),
+        ("    RRF + lexical blend (default before)", fused, LexicalDenseReranker()),
+        ("(b) MaxSim order", late, FusedOrder()),
+        ("    RRF order of the same candidates", late, ByScore("rrf", "fused_score")),
+        ("    dense cosine order", late, ByScore("dense", "dense_score")),
+        ("(c) lexical blend on MaxSim candidates", late, LexicalDenseReranker()),
+    ]
+    rows += [(f"    lexical blend + MaxSim x{w}", late, LexicalDenseReranker(late_weight=w))
+             for w in (0.25, 0.5, 1.0, 2.0, 4.0)]
+    rows += [(f"    lexical blend + MaxSim rank bonus {r}", late, LexicalDenseReranker(rrf_weight=r))
+             for r in (0.05, 0.1, 0.2)]
+    rows += [(f"    lexical w={w} + MaxSim x{m}", late, LexicalDenseReranker(weight=w, late_weight=m))
+             for w in (0.1, 0.2) for m in (1.0, 2.0)]
+    rows += [(f"    MaxSim + dense x{d}" + (" (default)" if d == 0.25 else ""), late, LateDenseBlend(d))
+             for d in (0.1, 0.25, 0.5, 1.0)]
+    rows += [("    RRF(MaxSim rank, lexical blend rank)", late, RankFusion(LexicalDenseReranker())),
+             ("    RRF(MaxSim rank, fused RRF rank)", late, RankFusion(ByScore("rrf", "fused_score")))]
+    print(f"{args.gold} ({len(late)} answerable rows with sources), data dir {args.data_dir}")
+    for name, retrieved, reranker in rows:
+        print(f"{name:44} {(await score(reranker, retrieved, files)).render()}")
 
 
 if __name__ == "__main__":

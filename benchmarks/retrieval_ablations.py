@@ -4,7 +4,8 @@ better with only the embedded model, and what each change did to hit@5 / hit@1 /
     .venv/bin/python benchmarks/retrieval_ablations.py corpus/gold.jsonl /tmp/bb
     .venv/bin/python benchmarks/retrieval_ablations.py ../shared/benchmarks/contoso/ground_truth.jsonl /tmp/contoso
 
-Every row starts from the shipped reranker (the lexical-dense blend) over the same candidates and
+Every row starts from the lexical-dense blend (the default before late interaction; the candidates now
+come in MaxSim order, see benchmarks/README.md "Late interaction") over the same candidates and
 adds or swaps one signal. Signals that need vectors re-embed the candidates with the local model,
 the same way ingestion does; that is why this takes a minute or two, and why none of these could
 be a per-question stage even if it helped.

@@ -290,7 +290,7 @@ class Answerer:
             outcome.private is not None,
             cached,
             elapsed * 1000,
-            loggable_question(question, self.settings.log_queries),
+            loggable_question(question, self.settings.log_queries, self.settings.rbac_key),
         )
 
     async def record_feedback(self, platform: str, user_id: str, query_id: str, vote: str) -> bool:

@@ -24,6 +24,7 @@ from bot.core_service import AnswerService, CoreAnswerService, IndexAware, Lifec
 from bot.devmode import DevDirectory, uses_dev_identity
 from bot.errors import ConfigError, IdentityLookupError
 from bot.health import Health, IndexProbe
+from bot.log_privacy import protect_logs
 from bot.observability import Metrics
 from bot.playground import mount_playground, playground_served
 from bot.rbac import RbacPolicy, load_policy
@@ -65,28 +66,6 @@ class _NoGraphCredentials:
             "Graph credentials are not configured "
             "(MICROSOFT_APP_ID, MICROSOFT_APP_PASSWORD, MICROSOFT_APP_TENANT_ID)"
         )
-
-
-_CHATTY_LOGGERS = (
-    "slack_bolt",
-    "slack_sdk",
-    "bot.slack.bolt",
-    "botbuilder",
-    "botframework",
-    "msrest",
-    "msal",
-)
-
-
-def quiet_library_debug_logs(settings: BotSettings) -> None:
-    """Platform SDKs log whole request bodies (questions included) at DEBUG: keep them at INFO
-    and above unless LOG_QUERIES=true, so a debug log level cannot leak question text."""
-    if settings.log_queries:
-        return
-    for name in _CHATTY_LOGGERS:
-        logger = logging.getLogger(name)
-        if logger.level == logging.NOTSET or logger.level < logging.INFO:
-            logger.setLevel(logging.INFO)
 
 
 def check_startup(settings: BotSettings) -> RbacPolicy:
@@ -134,7 +113,7 @@ def create_app(
 ) -> web.Application:
     """Build the service. Raises :class:`ConfigError` for configurations that must not serve traffic."""
     loaded_policy = check_startup(settings)
-    quiet_library_debug_logs(settings)
+    protect_logs(settings.log_queries)
     policy = policy or loaded_policy
     owns_store = store is None
     store = store or create_store(settings.redis_url, retry_interval_s=settings.redis_retry_interval_s)
@@ -165,6 +144,7 @@ def create_app(
             max_members=settings.audience_max_members,
         )
         parts.slack = SlackEdge(settings, answerer, directory, store, metrics, tasks, client)
+        protect_logs(settings.log_queries)  # bolt created its loggers just now
         if settings.slack_http_active:
             app.router.add_post("/slack/events", parts.slack.handle_http)
             parts.platforms["slack_http"] = "on"

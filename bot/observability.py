@@ -7,6 +7,7 @@ Each application gets its own :class:`~prometheus_client.CollectorRegistry`, so 
 from __future__ import annotations
 
 import hashlib
+import hmac
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -56,13 +57,16 @@ class Metrics:
         self.store_up.set(1)
 
 
-def text_digest(text: str) -> str:
-    """A short digest that lets logs correlate identical questions without containing them."""
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+def text_digest(text: str, key: str) -> str:
+    """A short keyed digest that lets logs correlate identical questions without containing them.
+    Keyed (HMAC with a key derived from a server secret), because a plain hash of a question is
+    reversed by hashing guesses ("Does my plan cover HIV medication?")."""
+    subkey = hmac.new(key.encode(), b"benefitsbot/log-digest/v1", hashlib.sha256).digest()
+    return hmac.new(subkey, text.encode(), hashlib.sha256).hexdigest()[:12]
 
 
-def loggable_question(question: str, log_queries: bool) -> str:
-    """The question itself only when LOG_QUERIES=true; otherwise a digest and length."""
+def loggable_question(question: str, log_queries: bool, key: str) -> str:
+    """The question itself only when LOG_QUERIES=true; otherwise a keyed digest and the length."""
     if log_queries:
         return repr(question)
-    return f"<redacted sha={text_digest(question)} len={len(question)}>"
+    return f"<redacted hmac={text_digest(question, key)} len={len(question)}>"

@@ -21,6 +21,25 @@ DEV_RBAC_SIGNING_KEY = "dev-only-rbac-key-change-me"
 MIN_ADMIN_TOKEN_CHARS = 24
 # Opt-in question text in the report is kept at most this long, whatever is configured.
 MAX_REPORT_QUESTION_DAYS = 30
+MIN_RBAC_KEY_CHARS = 32  # an HMAC-SHA256 key: at least 32 characters of a random secret
+# Values copied from docs and examples rather than generated (compared case-blind, also as substrings
+# for the longer marker words, so "changeme-please-0123456789012345678" is refused too).
+PLACEHOLDER_SECRETS = frozenset({"", "a", "changeme", "change-me", "secret", "password", "test", "dev", "key",
+                                 "replace-me", "replaceme", "xxx", DEV_RBAC_SIGNING_KEY})
+_PLACEHOLDER_MARKERS = ("changeme", "change-me", "change_me", "replace-me", "replaceme", "replace_me",
+                        "placeholder", "your-secret", "your_secret", "example", "dev-only", "<", "xxxx")
+
+
+def weak_rbac_key(key: str) -> str | None:
+    """Why ``key`` must not sign production tokens, or None."""
+    lowered = key.strip().lower()
+    if lowered in PLACEHOLDER_SECRETS or any(marker in lowered for marker in _PLACEHOLDER_MARKERS):
+        return "is a placeholder value"
+    if len(key) < MIN_RBAC_KEY_CHARS:
+        return f"is shorter than {MIN_RBAC_KEY_CHARS} characters"
+    if len(set(key)) < 8:
+        return "repeats too few characters to be random"
+    return None
 
 
 def _secret(value: SecretStr | None) -> str:
@@ -74,9 +93,8 @@ class BotSettings(CoreSettings):
     thread_memory_ttl_s: int = Field(default=86400, alias="THREAD_MEMORY_TTL_S")
     feedback_ttl_s: int = Field(default=90 * 86400, alias="FEEDBACK_TTL_S")
 
-    # Answering
+    # Answering (MAX_QUESTION_CHARS is a core setting: the core enforces it for every caller)
     answer_timeout_s: float = Field(default=60.0, alias="ANSWER_TIMEOUT_S")
-    max_question_chars: int = Field(default=1000, alias="MAX_QUESTION_CHARS")
 
     # Dev mode: who is asking when no platform directory can say (never used in prod)
     dev_identity_groups: str = Field(default="employees", alias="DEV_IDENTITY_GROUPS")
@@ -150,9 +168,11 @@ class BotSettings(CoreSettings):
         problems: list[str] = []
         if not self.is_prod:
             return problems
-        if self.rbac_key in ("", DEV_RBAC_SIGNING_KEY):
+        weakness = weak_rbac_key(self.rbac_key)
+        if weakness:
             problems.append(
-                "RBAC_SIGNING_KEY must be set to a secret value in prod (the dev default is refused)"
+                f"RBAC_SIGNING_KEY {weakness}: in prod it must be a random secret of at least "
+                f"{MIN_RBAC_KEY_CHARS} characters (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)"
             )
         if not self.redis_url:
             problems.append("REDIS_URL is required in prod (the in-process store is for dev only)")

@@ -11,6 +11,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -41,8 +42,18 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
+_B64URL = re.compile(r"^[A-Za-z0-9_-]*$")
+
+
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Strict unpadded base64url: any other character, padding, or a non-canonical encoding (spare
+    bits set) is an error, so one token has exactly one spelling (``sig==`` or ``sig!!`` is not ``sig``)."""
+    if not _B64URL.match(text) or len(text) % 4 == 1:
+        raise ValueError("not unpadded base64url")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("non-canonical base64url")
+    return data
 
 
 def mint_token(

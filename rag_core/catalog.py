@@ -49,7 +49,10 @@ _CatalogLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
-_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+# Ids as HR systems write them ("BEN-2026-HLTH-01", "PERKS-CA", "handbook"): letters of either case,
+# digits, "." "_" "-". Case-sensitive: "PERKS-CA" and "perks-ca" are two documents, and a point id
+# (UUIDv5 of the chunk id) never changes for a given spelling.
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _JURISDICTION_RE = re.compile(r"^US-(ALL|[A-Z]{2})$")
 _LANGUAGE_RE = re.compile(r"^[a-z]{2}$")
 _GROUP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
@@ -84,7 +87,7 @@ def _check(file: str, name: str, value: Any) -> Any:
     """Validate and normalise one field; raise CatalogError naming the file and field."""
     if name in {"document_id", "policy_id"}:
         if not isinstance(value, str) or not _ID_RE.match(value):
-            raise CatalogError(file, name, f"{value!r} is not a valid id (lowercase letters, digits, . _ -)")
+            raise CatalogError(file, name, f"{value!r} is not a valid id (letters, digits, . _ -; at most 128)")
         return value
     if name == "title":
         if not isinstance(value, str) or not value.strip():

@@ -3,8 +3,9 @@
 - A citation of a chunk that was not in the prompt rejects the whole answer (the model is
   inventing provenance; nothing it said can be trusted).
 - Sentences without a citation are dropped; if nothing is left, the bot abstains.
-- Images are removed and links survive only to the documents' own hosts, so a poisoned
-  document cannot make the bot emit a tracking pixel or a phishing link.
+- Images are removed and links survive only to the documents' own hosts and the HR contact's,
+  in whatever form they come (:mod:`rag_core.links`), so a poisoned document cannot make the bot
+  emit a tracking pixel or a phishing link.
 """
 
 from __future__ import annotations
@@ -12,16 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlparse
 
+from rag_core.links import LinkPolicy
 from rag_core.types import AbstainReason
 
 CITATION = re.compile(r"\[\^([^\]\s]+)\]")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)[^)]*\)")
-# A URL ends before a citation marker or closing punctuation: "see https://x.example/a.[^c1]"
-# keeps its citation and full stop.
-_BARE_URL = re.compile(r"(?<!\w)(?:https?://|www\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]", re.IGNORECASE)
 # A sentence ends at its citations, or at . ! ? followed by what starts a sentence (the rule of
 # text.split_sentences), so "6 a.m. to 9 p.m." or "U.S. employees" is not cut in two.
 _SENTENCE = re.compile(r".+?(?:(?:\s*\[\^[^\]\s]+\])+[.!?]?|[.!?](?=\s+[A-Z0-9\"“(¿¡$]|\s*$)|$)(?=\s|$)",
@@ -39,39 +35,36 @@ class Validation:
     removed_links: int = 0
 
 
-def _host(url: str) -> str:
-    parsed = urlparse(url if "://" in url else f"https://{url}")
-    return (parsed.hostname or "").lower()
+def strip_unsafe_links(text: str, allowed: Iterable[str]) -> tuple[str, int]:
+    """Images and every link not to an allowed host (URLs, hosts or e-mail domains) removed: the
+    one policy of :mod:`rag_core.links`."""
+    return LinkPolicy.of(allowed).strip(text)
 
 
-def strip_unsafe_links(text: str, allowed_hosts: set[str]) -> tuple[str, int]:
-    removed = 0
+# "…is $1,250. the plan also covers…": a lowercase sentence glued after a full stop is a sentence of
+# its own (with its own citation or none), unless the full stop ends an abbreviation.
+_GLUED = re.compile(r"(?<=[.!?])\s+(?=[a-z])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|no|dept|a\.m|p\.m|u\.s|st|mr|mrs|ms|dr|jr|sr)"
+                           r"|\b[A-Za-z])\.$", re.IGNORECASE)
+# Anything that looks like a citation marker; one that is not exactly [^chunk_id] is malformed.
+_MARKERISH = re.compile(r"\[\s*\^[^\]]*\]|\[\^[^\]]*$")
 
-    def image(_: re.Match[str]) -> str:
-        nonlocal removed
-        removed += 1
-        return ""
 
-    def link(match: re.Match[str]) -> str:
-        nonlocal removed
-        if _host(match.group(2)) in allowed_hosts:
-            return match.group(0)
-        removed += 1
-        return match.group(1)
+def _split_glued(sentence: str) -> list[str]:
+    parts: list[str] = []
+    start = 0
+    for match in _GLUED.finditer(sentence):
+        head = sentence[start:match.start()]
+        if _ABBREVIATION.search(head):
+            continue
+        parts.append(head)
+        start = match.end()
+    parts.append(sentence[start:])
+    return [p.strip() for p in parts if p.strip()]
 
-    def bare(match: re.Match[str]) -> str:
-        nonlocal removed
-        if _host(match.group(0)) in allowed_hosts:
-            return match.group(0)
-        removed += 1
-        return ""
 
-    text = _IMAGE.sub(image, text)
-    text = _LINK.sub(link, text)
-    # Bare URLs outside markdown links (a link's own URL was already vetted above).
-    pieces = re.split(r"(\[[^\]]*\]\([^)]*\))", text)
-    text = "".join(p if p.startswith("[") and "](" in p else _BARE_URL.sub(bare, p) for p in pieces)
-    return text, removed
+def malformed_markers(sentence: str) -> list[str]:
+    return [m.group(0) for m in _MARKERISH.finditer(sentence) if not CITATION.fullmatch(m.group(0))]
 
 
 def sentences(text: str) -> list[str]:
@@ -79,11 +72,15 @@ def sentences(text: str) -> list[str]:
     for line in text.splitlines():
         line = line.strip().lstrip("-*• ").strip()
         if line:
-            out.extend(m.group(0).strip() for m in _SENTENCE.finditer(line) if m.group(0).strip())
+            for match in _SENTENCE.finditer(line):
+                out.extend(_split_glued(match.group(0).strip()))
     return out
 
 
-def validate(text: str, allowed_chunk_ids: Iterable[str], allowed_source_uris: Iterable[str]) -> Validation:
+def validate(text: str, allowed_chunk_ids: Iterable[str], allowed_source_uris: Iterable[str],
+             *, link_hosts: Iterable[str] = ()) -> Validation:
+    """``allowed_source_uris`` (the prompt's documents) and ``link_hosts`` (the HR contact) make
+    the link allow-list."""
     allowed = set(allowed_chunk_ids)
     result = Validation()
     if not text.strip() or text.strip().upper().startswith(INSUFFICIENT):
@@ -93,10 +90,12 @@ def validate(text: str, allowed_chunk_ids: Iterable[str], allowed_source_uris: I
     if unknown:
         result.rejected = AbstainReason.INVALID_CITATION
         return result
-    hosts = {_host(uri) for uri in allowed_source_uris if _host(uri)}
-    text, result.removed_links = strip_unsafe_links(text, hosts)
+    text, result.removed_links = strip_unsafe_links(text, [*allowed_source_uris, *link_hosts])
     kept: list[str] = []
     for sentence in sentences(text):
+        if malformed_markers(sentence):  # "[^ c1]": uncited text pretending to be cited
+            result.dropped_sentences += 1
+            continue
         if _TRAILING_CITATIONS.search(sentence) and CITATION.sub("", sentence).strip(" .!?"):
             kept.append(sentence)
         else:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_core.console import index_location, quiet_model_loading, show_progress
-from rag_core.errors import BenefitsBotError, IndexUnavailable
+from rag_core.errors import BenefitsBotError, IndexUnavailable, InvalidInput
 from rag_core.settings import CoreSettings
 
 # The identity `ask` uses when no --groups is given: an ordinary employee with no state on file,
@@ -54,7 +54,6 @@ def add_core_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rag_core.embeddings import build_embedder
     from rag_core.index import open_index
     from rag_core.ingest.pipeline import Ingestor
 
@@ -66,9 +65,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     async def run() -> int:
         index = open_index(settings)
         try:
-            ingestor = Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                chunk_overlap=settings.chunk_overlap, progress=show_progress(args.no_progress))
-            summary = await ingestor.run(args.path)
+            summary = await Ingestor.from_settings(index, settings,
+                                                   progress=show_progress(args.no_progress)).run(args.path)
         finally:
             await index.aclose()
         print(json.dumps(summary.to_json(), indent=2) if args.json else summary.render())
@@ -77,15 +75,29 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _state_code(value: str | None) -> str | None:
+    """``--state``: a two-letter US state code (any case), or an error listing the valid ones; a
+    typo must not silently become "no state" (US-wide documents only)."""
+    from rag_core.jurisdictions import STATE_CODES
+
+    if value is None:
+        return None
+    code = value.strip().upper()
+    if code not in STATE_CODES:
+        raise InvalidInput(f"--state {value!r} is not a US state code; valid codes: {', '.join(sorted(STATE_CODES))}")
+    return code
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     from rag_core.access import mint_token
     from rag_core.pipeline import build_pipeline
 
     settings = _settings(args)
     warn_placeholder_contact(settings)
+    state = _state_code(args.state)
     groups = [g.strip() for g in (args.groups or ",".join(DEFAULT_CLI_GROUPS)).split(",") if g.strip()]
     token = mint_token(settings.rbac_signing_key.get_secret_value(), subject=DEFAULT_CLI_SUBJECT,
-                       acl_groups=groups, state=args.state, language=args.language)
+                       acl_groups=groups, state=state, language=args.language)
 
     async def run() -> int:
         pipeline = build_pipeline(settings)

@@ -41,3 +41,12 @@ class GenerationFailed(BenefitsBotError):
 
 class InvalidInput(BenefitsBotError):
     """A user-supplied file (gold set, arguments) is malformed; the message names where."""
+
+
+class InvalidQuestion(BenefitsBotError):
+    """The question is empty, only whitespace, or longer than ``MAX_QUESTION_CHARS``: nothing to
+    search for, or more than any employee question needs (and a cheap way to load the index)."""
+
+
+class ModelUnavailable(BenefitsBotError):
+    """A bundled local model's files are missing or unreadable (the message says which and how to fix)."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Protocol
-
-import aiohttp
+from typing import TYPE_CHECKING, Protocol
 
 from rag_core.errors import BenefitsBotError
 from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
+
+if TYPE_CHECKING:  # aiohttp costs ~0.2 s CPU to import; only the Cohere path needs it, so it loads there
+    import aiohttp
 
 
 @lru_cache(maxsize=4096)
@@ -27,12 +28,32 @@ class Reranker(Protocol):
 
 
 class FusedOrder:
-    """Keep Qdrant's RRF order."""
+    """Keep the index's order: MaxSim with late interaction on, else Qdrant's RRF order."""
 
     name = "none"
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         return list(candidates)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class LateDenseBlend:
+    """The MaxSim score (per question token) plus a share of the dense cosine: token-level matching
+    first, the whole-chunk similarity as a tie-breaker between near-equal MaxSim scores (they cluster
+    within a few hundredths). Ties by chunk id, as the index breaks them. The weight was picked on
+    Contoso and checked on corpus/ (benchmarks/README.md, "Late interaction")."""
+
+    name = "late"
+
+    def __init__(self, dense_weight: float = 0.25) -> None:
+        self.dense_weight = dense_weight
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        rescored = [c.model_copy(update={"rerank_score": (c.late_score or 0.0) + self.dense_weight * c.dense_score})
+                    for c in candidates]
+        return sorted(rescored, key=lambda c: (-(c.rerank_score or 0.0), c.chunk_id))
 
     async def aclose(self) -> None:
         return None
@@ -46,10 +67,12 @@ class LexicalDenseReranker:
 
     name = "lexical"
 
-    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0, title_weight: float = 0.05) -> None:
+    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0, title_weight: float = 0.05,
+                 late_weight: float = 0.0) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
         self.title_weight = title_weight
+        self.late_weight = late_weight  # of the MaxSim score per question token (late interaction on)
         # A chunk's terms never change for a given revision: tokenise each chunk once, not per question.
         self._terms: dict[tuple[str, int], frozenset[str]] = {}
 
@@ -79,7 +102,7 @@ class LexicalDenseReranker:
             distinctive = titles[candidate.title] - shared
             named = len(query & distinctive) / len(distinctive) if distinctive else 0.0
             score = (candidate.dense_score + self.weight * coverage + self.rrf_weight / (rank + 1)
-                     + self.title_weight * named)
+                     + self.title_weight * named + self.late_weight * (candidate.late_score or 0.0))
             rescored.append(candidate.model_copy(update={"rerank_score": score}))
         return sorted(rescored, key=lambda c: -(c.rerank_score or 0.0))
 
@@ -97,18 +120,24 @@ class CohereReranker:
         self.api_key = api_key
         self.model = model
         self.base_url = base_url.rstrip("/")
+        import aiohttp
+
         self.timeout = aiohttp.ClientTimeout(total=timeout_s)
         self._session: aiohttp.ClientSession | None = None
 
     def _http(self) -> aiohttp.ClientSession:
         """One pooled session for all questions (a new one per question would redo TLS each time)."""
         if self._session is None or self._session.closed:
+            import aiohttp
+
             self._session = aiohttp.ClientSession(timeout=self.timeout)
         return self._session
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         if not candidates:
             return []
+        import aiohttp
+
         body = {"model": self.model, "query": question, "documents": [c.content for c in candidates]}
         try:
             async with self._http().post(

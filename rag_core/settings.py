@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
@@ -21,16 +22,16 @@ PLACEHOLDER_HOSTS = ("example.com", "example.org", "example.net")
 # text-embedding-3-small's value comes from the product spec; the local model's from our sweep.
 DEFAULT_CUTOFFS: dict[str, float] = {
     "text-embedding-3-small": 0.76,
-    "all-MiniLM-L6-v2": 0.44,  # benefitsbot eval corpus/gold.jsonl --calibrate (see benchmarks/README.md)
+    "bge-small-en-v1.5": 0.61,  # benefitsbot eval corpus/gold.jsonl --calibrate (see benchmarks/README.md)
 }
 
 # A question with a word no visible document contains ("pet insurance", "funeral") is usually
 # about something the documents do not cover; it is answered only when the documents match it this
 # strongly anyway ("...if I pick the HDHP?"). Calibrated on corpus/gold.jsonl: just above the best
-# match of every unanswerable row with such a word (0.649), checked on corpus/holdout.jsonl.
-# A model without a calibrated value never overrides the topic gate.
+# match of every unanswerable row with such a word (bge-small: 0.752), checked on corpus/holdout.jsonl
+# (benchmarks/unknown_word_cutoff.py). A model without a calibrated value never overrides the topic gate.
 DEFAULT_UNKNOWN_WORD_CUTOFFS: dict[str, float] = {
-    "all-MiniLM-L6-v2": 0.66,
+    "bge-small-en-v1.5": 0.77,
 }
 
 DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
@@ -63,9 +64,13 @@ class CoreSettings(BaseSettings):
     openai_timeout_s: float = Field(default=20.0, alias="OPENAI_TIMEOUT_S")
     openai_max_retries: int = Field(default=2, alias="OPENAI_MAX_RETRIES")
     embedding_provider: str = Field(default="auto", alias="EMBEDDING_PROVIDER")  # auto | local | openai
+    # Intra-op threads of each bundled ONNX model; None: the usable cores, at most 4.
+    local_model_threads: int | None = Field(default=None, ge=1, alias="LOCAL_MODEL_THREADS")
     generator: str = Field(default="auto", alias="GENERATOR")  # auto | extractive | openai
     cohere_api_key: SecretStr | None = Field(default=None, alias="COHERE_API_KEY")
-    reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | lexical | cohere
+    reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | late | lexical | cohere
+    # Token vectors stored with every chunk; the fused candidates are rescored by MaxSim inside Qdrant.
+    late_interaction: Literal["colbert", "none"] = Field(default="colbert", alias="LATE_INTERACTION")
 
     # Retrieval contract
     similarity_cutoff: float | None = Field(default=None, alias="SIMILARITY_CUTOFF")
@@ -83,9 +88,14 @@ class CoreSettings(BaseSettings):
 
     # Answers
     hr_contact_url: str = Field(default="https://hr.example.com/contact", alias="HR_CONTACT_URL")
+    # Hosts (comma-separated) besides the documents' own and the HR contact's that documents may link
+    # to and answers may show links to, e.g. a state agency: "edd.ca.gov,rx.fabrikam.example".
+    trusted_link_hosts: str = Field(default="", alias="TRUSTED_LINK_HOSTS")
     abstain_texts: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ABSTAIN_TEXTS),
                                           alias="ABSTAIN_TEXTS")
     log_queries: bool = Field(default=False, alias="LOG_QUERIES")
+    # The longest question the core answers (the chat edge tells the user before asking the core).
+    max_question_chars: int = Field(default=1000, alias="MAX_QUESTION_CHARS", ge=1)
     today: date | None = Field(default=None, alias="BENEFITSBOT_TODAY")  # pins "today" for demos
 
     @field_validator("abstain_texts")
@@ -111,6 +121,12 @@ class CoreSettings(BaseSettings):
         """The shipped HR contact (hr.example.com) or another documentation host: links to nobody."""
         host = (urlsplit(self.hr_contact_url).hostname or "").lower()
         return any(host == h or host.endswith("." + h) for h in PLACEHOLDER_HOSTS)
+
+    @property
+    def link_hosts(self) -> list[str]:
+        """The link allow-list besides the documents' own hosts: the HR contact and TRUSTED_LINK_HOSTS."""
+        extra = [h.strip() for h in self.trusted_link_hosts.split(",") if h.strip()]
+        return [self.hr_contact_url, *extra]
 
     def use_openai(self) -> bool:
         return self.openai_api_key is not None and self.openai_api_key.get_secret_value() != ""

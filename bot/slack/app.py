@@ -20,6 +20,7 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.request.internals import parse_body
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -112,7 +113,20 @@ class SlackEdge:
         app.action(FEEDBACK_DOWN)(self._on_feedback)
 
     async def handle_http(self, request: web.Request) -> web.Response:
-        """``POST /slack/events``: bolt verifies the v0 signature (401 otherwise) and dispatches."""
+        """``POST /slack/events``: bolt verifies the v0 signature (401 otherwise) and dispatches.
+
+        A body that is not a JSON object, a form, or a form whose ``payload`` is a JSON object is
+        answered 400 up front: bolt would raise while parsing it (a 500 and a traceback quoting the
+        body) before it ever checks the signature."""
+        data = await request.read()
+        try:
+            parsed = parse_body(data.decode("utf-8"), request.content_type)
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            parsed = None
+        if not isinstance(parsed, dict):
+            self.metrics.errors.labels(PLATFORM, "bad_request").inc()
+            log.warning("rejected an unparseable /slack/events body (%d bytes)", len(data))
+            return web.Response(status=400, text="bad request")
         bolt_resp = await self.bolt.async_dispatch(await to_bolt_request(request))
         if bolt_resp.status == 404:
             # An event type nobody listens to: acknowledge it, or Slack would retry it.

@@ -91,7 +91,20 @@ def feedback_block(query_id: str) -> Block:
     }
 
 
-def share_button(question: str) -> Block:
+BUTTON_VALUE_LIMIT = 2000  # Block Kit's limit on a button's value, counted after JSON encoding
+
+
+def share_value(question: str) -> str | None:
+    """The share button's value, or None when the whole question does not fit: sharing a cut
+    question would post the answer to a different question."""
+    value = json.dumps({"q": question}, ensure_ascii=False)
+    return value if len(value) <= BUTTON_VALUE_LIMIT else None
+
+
+def share_button(question: str) -> Block | None:
+    value = share_value(question)
+    if value is None:
+        return None
     return {
         "type": "actions",
         "block_id": "share",
@@ -100,7 +113,7 @@ def share_button(question: str) -> Block:
                 "type": "button",
                 "action_id": SHARE_ACTION,
                 "text": {"type": "plain_text", "text": "Share in channel"},
-                "value": json.dumps({"q": question[:1800]}),
+                "value": value,
             }
         ],
     }
@@ -120,8 +133,9 @@ def answer_blocks(reply: Reply, *, note: str | None = None, share_question: str 
         blocks.append(_context(escape(note)))
     blocks.append(_context(hr_line(reply.hr_contact)))
     blocks.append(feedback_block(reply.query_id))
-    if share_question:
-        blocks.append(share_button(share_question))
+    share = share_button(share_question) if share_question else None
+    if share is not None:
+        blocks.append(share)
     return blocks
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rag_core.embeddings.base import EmbeddingProvider
+from rag_core.embeddings.base import EmbeddingProvider, TokenEncoder
 from rag_core.settings import CoreSettings
 
-__all__ = ["EmbeddingProvider", "build_embedder"]
+__all__ = ["EmbeddingProvider", "TokenEncoder", "build_embedder", "build_late_encoder"]
 
 
 def build_embedder(settings: CoreSettings) -> EmbeddingProvider:
@@ -17,4 +17,13 @@ def build_embedder(settings: CoreSettings) -> EmbeddingProvider:
         return OpenAIEmbedder.from_settings(settings)
     from rag_core.embeddings.local import LocalEmbedder
 
-    return LocalEmbedder.shared()
+    return LocalEmbedder.shared(settings.local_model_threads)
+
+
+def build_late_encoder(settings: CoreSettings) -> TokenEncoder | None:
+    """The token encoder of the late-interaction rerank (local ONNX, also under OpenAI embeddings), or None."""
+    if settings.late_interaction == "none":
+        return None
+    from rag_core.models import ColbertEncoder
+
+    return ColbertEncoder.shared(settings.local_model_threads)

@@ -3,6 +3,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 
 @runtime_checkable
 class EmbeddingProvider(Protocol):
@@ -21,3 +23,22 @@ class EmbeddingProvider(Protocol):
 
     async def aclose(self) -> None:
         """Release HTTP clients or model sessions; a no-op for providers that hold none."""
+
+
+@runtime_checkable
+class TokenEncoder(Protocol):
+    """Turns text into one vector per token for late interaction (ColBERT): a chunk scores against
+    a question by MaxSim, the sum over the question's tokens of their best cosine in the chunk.
+
+    Synchronous (a local CPU model); callers on the event loop run it in a thread. ``model_name``
+    and ``dimension`` are recorded in the index like the dense model's.
+    """
+
+    model_name: str
+    dimension: int
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """(query tokens, dimension) float32."""
+
+    def encode_documents(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """One (tokens, dimension) float32 matrix per text."""

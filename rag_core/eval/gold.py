@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -11,8 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rag_core.errors import InvalidInput
-
-_CHUNK = re.compile(r"^(?P<doc>.+)_p(?P<page>\d+)_c\d+$")
+from rag_core.types import split_chunk_id
 
 
 class GoldUser(BaseModel):
@@ -55,10 +53,10 @@ def parse_source(source: str) -> tuple[str, int]:
 
 def chunk_location(chunk_id: str, files: dict[str, str]) -> tuple[str, int] | None:
     """(file, page) of a chunk id, through the manifest's document_id -> file map."""
-    match = _CHUNK.match(chunk_id)
-    if not match or match.group("doc") not in files:
+    parsed = split_chunk_id(chunk_id)
+    if not parsed or parsed[0] not in files:
         return None
-    return files[match.group("doc")], int(match.group("page"))
+    return files[parsed[0]], parsed[1]
 
 
 def matches(location: tuple[str, int] | None, sources: list[str], tolerance: int = 1) -> bool:

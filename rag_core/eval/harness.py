@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from rag_core.access import mint_token
 from rag_core.console import show_progress
+from rag_core.errors import InvalidInput
 from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
@@ -22,7 +23,7 @@ from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.registry import visible
 from rag_core.settings import CoreSettings
-from rag_core.types import Answer, DocumentMeta
+from rag_core.types import Answer, DocumentMeta, split_chunk_id
 
 
 def _user_scope(row: GoldRow, as_of: date) -> AccessFilter:
@@ -45,8 +46,8 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
     cited_locations = [chunk_location(c, files) for c in cited]
     leaked = []
     for chunk_id in set(answer.retrieved) | set(cited):
-        document_id = chunk_id.rsplit("_p", 1)[0]
-        meta = docs.get(document_id)
+        parsed = split_chunk_id(chunk_id)
+        meta = docs.get(parsed[0]) if parsed else None
         if meta is None or not row.user.groups or not visible(meta, scope):
             leaked.append(chunk_id)
     return RowResult(
@@ -112,7 +113,10 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         return (min(kept, 0.95), abstained, kept, point["cutoff"])
     chosen = max(curve, key=objective)
     if plot is not None:
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError as exc:  # the default install leaves plotting out
+            raise InvalidInput("the calibration plot needs matplotlib: pip install 'benefitsbot[eval]'") from exc
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -159,14 +163,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         if args.corpus:
-            from rag_core.embeddings import build_embedder
             from rag_core.index import open_index
             from rag_core.ingest.pipeline import Ingestor
 
             index = open_index(settings)
-            summary = await Ingestor(index, build_embedder(settings), chunk_tokens=settings.chunk_tokens,
-                                    chunk_overlap=settings.chunk_overlap,
-                                    progress=show_progress(args.no_progress)).run(args.corpus)
+            summary = await Ingestor.from_settings(index, settings,
+                                                   progress=show_progress(args.no_progress)).run(args.corpus)
             await index.aclose()
             print(summary.render(), file=sys.stderr)
         pipeline = build_pipeline(settings)

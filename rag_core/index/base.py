@@ -5,11 +5,18 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
+import numpy as np
+
 from rag_core.sparse import SparseVector
 
 DENSE = "dense"
 SPARSE = "bm25"
+LATE = "colbert"  # late interaction: one vector per token, scored by MaxSim (ColBERT)
 RRF_K = 60  # the constant from the RRF paper; both backends get it explicitly
+
+NO_LATE_VECTORS = (
+    "the index at {where} holds no late-interaction (ColBERT) token vectors (built before they were stored, or "
+    "with LATE_INTERACTION=none); re-ingest into a fresh data dir (or collection), or set LATE_INTERACTION=none")
 
 KEYWORD_FIELDS = ("acl_groups", "jurisdiction", "document_id", "policy_id", "language")
 DATETIME_FIELDS = ("effective_date",)
@@ -51,12 +58,30 @@ def as_datetime(day: date) -> str:
     return f"{day.isoformat()}T00:00:00Z"
 
 
+def token_vectors(vectors: np.ndarray | Sequence[Sequence[float]]) -> list[list[float]]:
+    """Token vectors as both backends store and score them: unit rows rounded to float16.
+
+    The index stores the late-interaction vectors as float16 (half the disk of float32). Rounding
+    here, on the client, means Qdrant Edge and the Qdrant server hold (and are queried with) the
+    very same numbers; left to the index, Edge would round on write and qdrant-client's local mode
+    would not. Rows are normalised first, so the index's dot product is the cosine (a Cosine
+    distance would re-normalise the rounded values on one backend and not on the other).
+    """
+    array = np.asarray(vectors, dtype=np.float32)
+    if array.ndim != 2 or not array.shape[0]:
+        raise ValueError(f"token vectors must be a non-empty (tokens, dim) matrix, got shape {array.shape}")
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    unit = array / np.where(norms > 0, norms, 1.0)
+    return unit.astype(np.float16).astype(np.float32).tolist()  # type: ignore[no-any-return]
+
+
 @dataclass(frozen=True)
 class IndexPoint:
     point_id: str
     dense: list[float]
     sparse: SparseVector
     payload: dict[str, Any]
+    late: list[list[float]] | None = None  # token vectors (see ``token_vectors``) when the index has them
 
 
 @dataclass
@@ -65,13 +90,36 @@ class ScoredPoint:
     fused_score: float
     payload: dict[str, Any]
     dense: list[float] = field(default_factory=list)
+    late_score: float | None = None  # MaxSim against the query's token vectors, when asked for
+
+    @property
+    def tie_key(self) -> str:
+        """Equal scores are ordered by chunk id (the point id for points that carry none)."""
+        return str(self.payload.get("chunk_id", self.point_id))
 
 
 def deterministic_top(hits: list[ScoredPoint], limit: int) -> list[ScoredPoint]:
     """RRF gives equal scores to mirrored ranks (dense #3 + sparse #7 == dense #7 + sparse #3), and Qdrant
     leaves the order of equal scores undefined (Qdrant Edge varies it from run to run). Callers fetch every
-    fused candidate; ties are broken by point id here, so both backends and every run keep the same top."""
-    return sorted(hits, key=lambda hit: (-hit.fused_score, hit.point_id))[:limit]
+    fused candidate; ties are broken by chunk id here, so both backends and every run keep the same top."""
+    return sorted(hits, key=lambda hit: (-hit.fused_score, hit.tie_key))[:limit]
+
+
+def late_top(fused: list[ScoredPoint], late: list[ScoredPoint], limit: int) -> list[ScoredPoint]:
+    """The fused candidates in MaxSim order (ties by chunk id), each carrying both scores.
+
+    ``late`` is the same candidates scored by MaxSim in the nested query; ``fused`` the sibling
+    request of the batch that kept the RRF scores. A candidate the late stage scored but the fused
+    request did not return (only possible for identical chunks tied at a prefetch cut) keeps a fused
+    score of 0.0 rather than being dropped.
+    """
+    fused_by_id = {hit.point_id: hit for hit in fused}
+    merged = []
+    for hit in late:
+        twin = fused_by_id.get(hit.point_id)
+        merged.append(ScoredPoint(hit.point_id, twin.fused_score if twin else 0.0, hit.payload, hit.dense,
+                                  late_score=hit.fused_score))
+    return sorted(merged, key=lambda hit: (-(hit.late_score or 0.0), hit.tie_key))[:limit]
 
 
 class VectorIndex(Protocol):
@@ -79,17 +127,21 @@ class VectorIndex(Protocol):
 
     backend: str
 
-    async def prepare(self, dense_dimension: int) -> None:
-        """Create the collection and its payload indexes (before any point is written)."""
+    async def prepare(self, dense_dimension: int, late_dimension: int | None = None) -> None:
+        """Create the collection and its payload indexes (before any point is written); with
+        ``late_dimension``, also the late-interaction multivector every point then carries."""
 
     async def upsert(self, points: Sequence[IndexPoint]) -> None: ...
 
     async def delete(self, point_ids: Sequence[str]) -> None: ...
 
     async def hybrid_query(
-        self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int, prefetch_limit: int
+        self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int, prefetch_limit: int,
+        late: list[list[float]] | None = None,
     ) -> list[ScoredPoint]:
-        """Dense and BM25 candidates, both pre-filtered, fused by RRF inside Qdrant."""
+        """Dense and BM25 candidates, both pre-filtered, fused by RRF inside Qdrant. With ``late``
+        (the query's token vectors, see ``token_vectors``) every fused candidate is rescored by
+        MaxSim in the same query and the result comes back in that order, carrying both scores."""
 
     async def count(self, access: AccessFilter) -> int: ...
 

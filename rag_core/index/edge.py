@@ -12,11 +12,13 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from rag_core.errors import IndexUnavailable
+from rag_core.errors import IndexModelMismatch, IndexUnavailable
 from rag_core.index.base import (
     DATETIME_FIELDS,
     DENSE,
     KEYWORD_FIELDS,
+    LATE,
+    NO_LATE_VECTORS,
     RRF_K,
     SPARSE,
     AccessFilter,
@@ -24,6 +26,7 @@ from rag_core.index.base import (
     ScoredPoint,
     as_datetime,
     deterministic_top,
+    late_top,
 )
 from rag_core.sparse import SparseVector
 
@@ -45,6 +48,24 @@ def _dense_of(vector: Any) -> list[float]:
     if isinstance(vector, dict):
         return [float(x) for x in vector.get(DENSE, [])]
     return []
+
+
+def late_params(dimension: int) -> qe.EdgeVectorParams:
+    """Token vectors: float16 storage (rounded on the client, see ``token_vectors``), dot product of
+    unit rows (the cosine), MaxSim across tokens. No HNSW graph: they only rescore candidates the
+    dense and BM25 prefetches found, never search on their own (m=0 disables the graph)."""
+    return qe.EdgeVectorParams(
+        size=dimension, distance=qe.Distance.Dot, datatype=qe.VectorStorageDatatype.Float16,
+        multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
+        hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
+    )
+
+
+def _vectors_of(point: IndexPoint) -> dict[str, Any]:
+    vectors: dict[str, Any] = {DENSE: point.dense, SPARSE: qe.SparseVector(point.sparse.indices, point.sparse.values)}
+    if point.late is not None:
+        vectors[LATE] = point.late
+    return vectors
 
 
 class EdgeIndex:
@@ -74,14 +95,17 @@ class EdgeIndex:
                 raise IndexUnavailable(f"cannot open the index at {self.directory}: {exc}") from exc
         return self._shard
 
-    def _prepare_sync(self, dense_dimension: int) -> None:
+    def _prepare_sync(self, dense_dimension: int, late_dimension: int | None) -> None:
         with self._lock:
             if self._shard_dir.exists() and any(self._shard_dir.iterdir()):
                 self._open()
                 return
             self._shard_dir.mkdir(parents=True, exist_ok=True)
+            vectors = {DENSE: qe.EdgeVectorParams(size=dense_dimension, distance=qe.Distance.Cosine)}
+            if late_dimension:
+                vectors[LATE] = late_params(late_dimension)
             config = qe.EdgeConfig(
-                vectors={DENSE: qe.EdgeVectorParams(size=dense_dimension, distance=qe.Distance.Cosine)},
+                vectors=vectors,
                 sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             )
             shard = qe.EdgeShard.create(str(self._shard_dir), config)
@@ -93,16 +117,12 @@ class EdgeIndex:
             shard.flush()
             self._shard = shard
 
-    async def prepare(self, dense_dimension: int) -> None:
-        await asyncio.to_thread(self._prepare_sync, dense_dimension)
+    async def prepare(self, dense_dimension: int, late_dimension: int | None = None) -> None:
+        await asyncio.to_thread(self._prepare_sync, dense_dimension, late_dimension)
 
     def _upsert_sync(self, points: Sequence[IndexPoint]) -> None:
         shard = self._open()
-        edge_points = [
-            qe.Point(p.point_id, {DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)},
-                     p.payload)
-            for p in points
-        ]
+        edge_points = [qe.Point(p.point_id, _vectors_of(p), p.payload) for p in points]
         with self._lock:
             shard.update(qe.UpdateOperation.upsert_points(edge_points))
             shard.flush()
@@ -126,31 +146,45 @@ class EdgeIndex:
             await asyncio.to_thread(self._delete_sync, point_ids)
 
     def _query_sync(self, dense: list[float], sparse: SparseVector, access: AccessFilter, limit: int,
-                    prefetch_limit: int) -> list[ScoredPoint]:
+                    prefetch_limit: int, late: list[list[float]] | None) -> list[ScoredPoint]:
         shard = self._open()
-        flt = edge_filter(access)
-        request = qe.QueryRequest(
-            limit=max(limit, 2 * prefetch_limit),  # every fused candidate: ties are cut in deterministic_top
-            prefetches=[
-                qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=flt),
-                qe.Prefetch(limit=prefetch_limit,
-                            query=qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE),
-                            filter=flt),
-            ],
-            query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]  # the stub omits Fusion's inner classes
-            filter=flt,
-            with_payload=True,
-            with_vector=[DENSE],
-        )
-        results = shard.query(request)
-        hits = [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}), _dense_of(r.vector)) for r in results]
-        return deterministic_top(hits, limit)
+        flt = edge_filter(access)  # on every prefetch and on every stage above them: no unfiltered path
+        every = max(limit, 2 * prefetch_limit)  # every fused candidate: ties are cut in deterministic_top
+
+        rrf = qe.Fusion.Rrf(k=RRF_K)
+        leaves = [  # the dense and BM25 candidates, each found under the filter
+            qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=flt),
+            qe.Prefetch(limit=prefetch_limit, filter=flt,
+                        query=qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)),
+        ]
+        fused = qe.QueryRequest(limit=every, prefetches=leaves, filter=flt,
+                                query=rrf,  # type: ignore[arg-type]  # the stub omits Fusion's inner classes
+                                with_payload=late is None, with_vector=[DENSE] if late is None else False)
+        if late is None:
+            return deterministic_top(self._hits(shard.query(fused)), limit)
+        # The same fused candidates rescored by MaxSim inside the shard (nested prefetch), batched with
+        # the plain fused request that keeps their RRF scores: one call, one pass over the segments.
+        fused_stage = qe.Prefetch(limit=every, prefetches=leaves, filter=flt,
+                                  query=rrf)  # type: ignore[arg-type]
+        rescored = qe.QueryRequest(limit=every, prefetches=[fused_stage], filter=flt,
+                                   query=qe.Query.Nearest(late, using=LATE), with_payload=True, with_vector=[DENSE])
+        try:
+            fused_hits, late_hits = shard.query_batch(qe.QueryBatchRequest([fused, rescored]))
+        except Exception as exc:
+            if LATE in str(exc):
+                raise IndexModelMismatch(NO_LATE_VECTORS.format(where=self.directory)) from exc
+            raise
+        return late_top(self._hits(fused_hits), self._hits(late_hits), limit)
+
+    @staticmethod
+    def _hits(results: Sequence[Any]) -> list[ScoredPoint]:
+        return [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}), _dense_of(r.vector)) for r in results]
 
     async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,
-                           prefetch_limit: int) -> list[ScoredPoint]:
+                           prefetch_limit: int, late: list[list[float]] | None = None) -> list[ScoredPoint]:
         if not sparse.indices:
             sparse = SparseVector([0], [0.0])  # a query of only stop words: BM25 contributes nothing
-        return await asyncio.to_thread(self._query_sync, dense, sparse, access, limit, prefetch_limit)
+        return await asyncio.to_thread(self._query_sync, dense, sparse, access, limit, prefetch_limit, late)
 
     async def count(self, access: AccessFilter) -> int:
         shard = self._open()
@@ -178,6 +212,7 @@ class EdgeIndex:
     async def aclose(self) -> None:
         with self._lock:
             if self._shard is not None:
-                self._shard.flush()
+                # Every write above is flushed already: a read-only process (`benefitsbot ask`)
+                # closes without another flush (~0.2 s of a cold question).
                 self._shard.close()
                 self._shard = None

@@ -9,22 +9,25 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, time
-from typing import Any
+from typing import Any, cast
 
 from pydantic import SecretStr
 from qdrant_client import AsyncQdrantClient, models
 
-from rag_core.errors import IndexUnavailable
+from rag_core.errors import IndexModelMismatch, IndexUnavailable
 from rag_core.index.base import (
     DATETIME_FIELDS,
     DENSE,
     KEYWORD_FIELDS,
+    LATE,
+    NO_LATE_VECTORS,
     RRF_K,
     SPARSE,
     AccessFilter,
     IndexPoint,
     ScoredPoint,
     deterministic_top,
+    late_top,
 )
 from rag_core.sparse import SparseVector
 
@@ -45,6 +48,32 @@ def server_filter(access: AccessFilter) -> models.Filter:
         must_not.append(models.FieldCondition(key="document_id",
                                               match=models.MatchAny(any=sorted(access.exclude_document_ids))))
     return models.Filter(must=must, must_not=must_not or None)
+
+
+def late_params(dimension: int) -> models.VectorParams:
+    """The same late-interaction vector as Qdrant Edge's (see ``edge.late_params``)."""
+    return models.VectorParams(
+        size=dimension, distance=models.Distance.DOT, datatype=models.Datatype.FLOAT16,
+        multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
+        hnsw_config=models.HnswConfigDiff(m=0),
+    )
+
+
+def _vectors_of(point: IndexPoint) -> dict[str, Any]:
+    vectors: dict[str, Any] = {DENSE: point.dense,
+                               SPARSE: models.SparseVector(indices=point.sparse.indices, values=point.sparse.values)}
+    if point.late is not None:
+        vectors[LATE] = point.late
+    return vectors
+
+
+def _hits(points: Sequence[models.ScoredPoint]) -> list[ScoredPoint]:
+    out = []
+    for point in points:
+        vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+        dense = cast(list[float], vector) if isinstance(vector, list) else []  # DENSE is a plain vector
+        out.append(ScoredPoint(str(point.id), float(point.score), dict(point.payload or {}), list(dense)))
+    return out
 
 
 class ServerIndex:
@@ -71,11 +100,14 @@ class ServerIndex:
         except Exception as exc:  # connection refused, timeouts, 5xx: all mean "cannot serve now"
             raise IndexUnavailable(f"Qdrant server error: {type(exc).__name__}: {exc}") from exc
 
-    async def prepare(self, dense_dimension: int) -> None:
+    async def prepare(self, dense_dimension: int, late_dimension: int | None = None) -> None:
         if not await self._call(self.client.collection_exists(self.collection)):
+            vectors = {DENSE: models.VectorParams(size=dense_dimension, distance=models.Distance.COSINE)}
+            if late_dimension:
+                vectors[LATE] = late_params(late_dimension)
             await self._call(self.client.create_collection(
                 self.collection,
-                vectors_config={DENSE: models.VectorParams(size=dense_dimension, distance=models.Distance.COSINE)},
+                vectors_config=vectors,
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
             ))
             for name in KEYWORD_FIELDS:
@@ -91,14 +123,7 @@ class ServerIndex:
     async def upsert(self, points: Sequence[IndexPoint]) -> None:
         if not points:
             return
-        structs = [
-            models.PointStruct(
-                id=p.point_id,
-                vector={DENSE: p.dense, SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
-                payload=p.payload,
-            )
-            for p in points
-        ]
+        structs = [models.PointStruct(id=p.point_id, vector=_vectors_of(p), payload=p.payload) for p in points]
         await self._call(self.client.upsert(self.collection, structs, wait=True))
 
     async def delete(self, point_ids: Sequence[str]) -> None:
@@ -107,28 +132,36 @@ class ServerIndex:
                 self.collection, models.PointIdsList(points=list(point_ids)), wait=True))
 
     async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,
-                           prefetch_limit: int) -> list[ScoredPoint]:
-        flt = server_filter(access)
+                           prefetch_limit: int, late: list[list[float]] | None = None) -> list[ScoredPoint]:
+        flt = server_filter(access)  # on every prefetch and on every stage above them: no unfiltered path
         if not sparse.indices:
             sparse = SparseVector([0], [0.0])
-        response = await self._call(self.client.query_points(
-            self.collection,
-            prefetch=[
-                models.Prefetch(query=dense, using=DENSE, filter=flt, limit=prefetch_limit),
-                models.Prefetch(query=models.SparseVector(indices=sparse.indices, values=sparse.values),
-                                using=SPARSE, filter=flt, limit=prefetch_limit),
-            ],
-            query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
-            query_filter=flt,
-            limit=max(limit, 2 * prefetch_limit),  # every fused candidate: ties are cut in deterministic_top
-            with_payload=True,
-            with_vectors=[DENSE],
-        ))
-        out = []
-        for point in response.points:
-            vector = point.vector.get(DENSE, []) if isinstance(point.vector, dict) else []
-            out.append(ScoredPoint(str(point.id), float(point.score), dict(point.payload or {}), list(vector)))
-        return deterministic_top(out, limit)
+        every = max(limit, 2 * prefetch_limit)  # every fused candidate: ties are cut in deterministic_top
+        rrf = models.RrfQuery(rrf=models.Rrf(k=RRF_K))
+        leaves = [
+            models.Prefetch(query=dense, using=DENSE, filter=flt, limit=prefetch_limit),
+            models.Prefetch(query=models.SparseVector(indices=sparse.indices, values=sparse.values),
+                            using=SPARSE, filter=flt, limit=prefetch_limit),
+        ]
+        if late is None:
+            response = await self._call(self.client.query_points(
+                self.collection, prefetch=leaves, query=rrf, query_filter=flt, limit=every,
+                with_payload=True, with_vectors=[DENSE]))
+            return deterministic_top(_hits(response.points), limit)
+        fused = models.QueryRequest(prefetch=leaves, query=rrf, filter=flt, limit=every, with_payload=False)
+        # As on Qdrant Edge: the fused candidates rescored by MaxSim in a nested query, batched with
+        # the plain fused request that keeps their RRF scores.
+        rescored = models.QueryRequest(
+            prefetch=[models.Prefetch(prefetch=leaves, query=rrf, filter=flt, limit=every)],
+            query=models.NearestQuery(nearest=late), using=LATE, filter=flt, limit=every,
+            with_payload=True, with_vector=[DENSE])
+        try:
+            fused_response, late_response = await self.client.query_batch_points(self.collection, [fused, rescored])
+        except Exception as exc:
+            if LATE in str(exc):  # the collection was created without the token vectors
+                raise IndexModelMismatch(NO_LATE_VECTORS.format(where=f"collection {self.collection}")) from exc
+            raise IndexUnavailable(f"Qdrant server error: {type(exc).__name__}: {exc}") from exc
+        return late_top(_hits(fused_response.points), _hits(late_response.points), limit)
 
     async def count(self, access: AccessFilter) -> int:
         result = await self._call(self.client.count(self.collection, count_filter=server_filter(access), exact=True))

@@ -19,6 +19,8 @@ def chunk_id_for(document_id: str, page: int, ordinal: int) -> str:
     return f"{document_id}_p{page}_c{ordinal:02d}"
 
 
+
+
 def _split_long(text: str, limit: int) -> list[str]:
     """Cut a unit longer than the budget on token boundaries (rare: a huge table row)."""
     enc = encoding()

@@ -14,12 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from rag_core.errors import ExtractionError
+from rag_core.ingest.visibility import Hidden, drop_invisible_text
 from rag_core.markdown import heading_of, plain_inline
-
-# Bump when extraction changes what a file's chunks say (the manifest records it): files whose
-# content did not change are then re-read by the next ingest instead of keeping old chunks.
-# 2: markdown emphasis, links and images as plain text.
-EXTRACTOR_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -37,6 +33,7 @@ class Extracted:
     blocks: list[Block] = field(default_factory=list)
     pages: int = 0
     pages_without_text: list[int] = field(default_factory=list)
+    hidden: list[Hidden] = field(default_factory=list)  # invisible text, dropped (reported at ingest)
 
 
 def _clean(cell: Any) -> str:
@@ -99,6 +96,7 @@ def extract_pdf(path: Path) -> Extracted:
         with pdfplumber.open(path) as pdf:
             result.pages = len(pdf.pages)
             for number, page in enumerate(pdf.pages, start=1):
+                result.hidden.extend(drop_invisible_text(page, number))  # before anything reads the page
                 pages.append(_page_items(page, number))
                 page.close()  # drop the page's parsed layout: memory stays flat on long documents
     except (PDFSyntaxError, PdfminerException, ValueError, KeyError, TypeError) as exc:
@@ -199,12 +197,28 @@ def slugify(text: str) -> str:
     return re.sub(r"[\s]+", "-", slug)
 
 
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+
+
+def _drop_comments(source: str, result: Extracted) -> str:
+    """HTML comments render as nothing: a reader never sees them, so they are not policy."""
+
+    def drop(match: re.Match[str]) -> str:
+        text = " ".join(match.group(0).removeprefix("<!--").removesuffix("-->").split())
+        if text:
+            result.hidden.append(Hidden(1, "markup", text))
+        return "\n" * match.group(0).count("\n")  # keep line structure (headings, tables) intact
+
+    return _COMMENT.sub(drop, source)
+
+
 def extract_markdown(path: Path) -> Extracted:
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ExtractionError(f"{path.name}: cannot read markdown ({exc})") from exc
     result = Extracted(pages=1)
+    source = _drop_comments(source, result)
     heading, anchor = "", None
     used: dict[str, int] = {}
     paragraph: list[str] = []

@@ -11,6 +11,7 @@ import asyncio
 import multiprocessing
 import time
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -20,12 +21,21 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.catalog import load_catalog
-from rag_core.embeddings import EmbeddingProvider
+from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder, build_late_encoder
 from rag_core.errors import BenefitsBotError
-from rag_core.index.base import IndexPoint, VectorIndex, as_datetime
-from rag_core.index.manifest import DocumentRecord, Manifest, file_sha256, load_manifest, meta_hash
+from rag_core.index.base import IndexPoint, VectorIndex, as_datetime, token_vectors
+from rag_core.index.manifest import (
+    DocumentRecord,
+    Manifest,
+    file_sha256,
+    load_manifest,
+    meta_hash,
+    screen_fingerprint,
+)
 from rag_core.ingest.chunking import chunk_document
-from rag_core.ingest.extract import EXTRACTOR_VERSION, Extracted, extract
+from rag_core.ingest.extract import Extracted, extract
+from rag_core.ingest.quarantine import Screen
+from rag_core.settings import CoreSettings
 from rag_core.sparse import bm25_document
 from rag_core.spelling import vocabulary_of
 from rag_core.types import Chunk, DocumentMeta
@@ -64,6 +74,9 @@ class IngestSummary:
     chunks: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
     pages_without_text: dict[str, list[int]] = field(default_factory=dict)
+    # Per document: invisible text dropped and instruction-like sentences quarantined (page, reason, text).
+    invisible_text: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    quarantined: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seconds: float = 0.0
     index_version: str = ""
     files: list[FileResult] = field(default_factory=list)
@@ -86,11 +99,31 @@ class IngestSummary:
             lines.append(f"FAILED {failure['file']}: {failure['error']}")
         for doc, pages in sorted(self.pages_without_text.items()):
             lines.append(f"not searchable (no text layer): {doc} page(s) {', '.join(map(str, pages))}")
+        for label, findings in (("invisible text dropped", self.invisible_text),
+                                ("quarantined (instruction-like)", self.quarantined)):
+            for doc, items in sorted(findings.items()):
+                for item in items:
+                    lines.append(f"{label}: {doc} page {item['page']} ({item['reason']}): {_excerpt(item['text'])}")
         return "\n".join(lines)
 
     def fail(self, file: str, document_id: str, reason: str) -> None:
         self.failed.append({"file": file, "error": reason})
         self.files.append(FileResult(file, document_id, FAILED, reason=reason))
+
+    def note(self, record: DocumentRecord) -> None:
+        """Add one document's page and screen findings."""
+        document_id = record.meta.document_id
+        if record.pages_without_text:
+            self.pages_without_text[document_id] = record.pages_without_text
+        if record.invisible_text:
+            self.invisible_text[document_id] = record.invisible_text
+        if record.quarantined:
+            self.quarantined[document_id] = record.quarantined
+
+
+def _excerpt(text: str, limit: int = 100) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def chunk_payload(meta: DocumentMeta, chunk: Chunk, revision_hash: str) -> dict[str, Any]:
@@ -115,13 +148,26 @@ def chunk_payload(meta: DocumentMeta, chunk: Chunk, revision_hash: str) -> dict[
 
 
 class Ingestor:
-    def __init__(self, index: VectorIndex, embedder: EmbeddingProvider, *, chunk_tokens: int = 400,
-                 chunk_overlap: int = 40, progress: bool = True) -> None:
+    def __init__(self, index: VectorIndex, embedder: EmbeddingProvider, *, late: TokenEncoder | None = None,
+                 chunk_tokens: int = 400, chunk_overlap: int = 40, progress: bool = True,
+                 link_hosts: Sequence[str] = ()) -> None:
+        """``link_hosts``: hosts (or URLs) besides a document's own that its text may link to, such as
+        the HR contact's; a sentence linking anywhere else is quarantined."""
         self.index = index
         self.embedder = embedder
+        self.late = late  # token vectors for the late-interaction rerank, stored with every chunk
+        self.link_hosts = tuple(link_hosts)
+        self.screen = screen_fingerprint(self.link_hosts)
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.progress = progress
+
+    @classmethod
+    def from_settings(cls, index: VectorIndex, settings: CoreSettings, *, progress: bool = True) -> Ingestor:
+        """The configured models and chunking (the CLI, the eval harness and the benchmarks)."""
+        return cls(index, build_embedder(settings), late=build_late_encoder(settings),
+                   chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap, progress=progress,
+                   link_hosts=settings.link_hosts)
 
     async def run(self, path: Path) -> IngestSummary:
         started = time.perf_counter()
@@ -129,10 +175,13 @@ class Ingestor:
         root = path.resolve()
         catalog = load_catalog(root)
         manifest = await load_manifest(self.index)
+        late_model, late_dimension = (self.late.model_name, self.late.dimension) if self.late else (None, 0)
         if manifest is None:
-            manifest = Manifest(self.embedder.model_name, self.embedder.dimension)
+            manifest = Manifest(self.embedder.model_name, self.embedder.dimension,
+                                late_model=late_model, late_dimension=late_dimension)
         manifest.require_model(self.embedder.model_name, self.embedder.dimension)
-        await self.index.prepare(self.embedder.dimension)
+        manifest.require_late_model(late_model, late_dimension, writing=True)
+        await self.index.prepare(self.embedder.dimension, late_dimension or None)
 
         for error in catalog.errors:
             summary.fail(error.file, "", str(error))
@@ -178,11 +227,9 @@ class Ingestor:
         summary.seconds = time.perf_counter() - started
         return summary
 
-    @staticmethod
-    def _unchanged(record: DocumentRecord | None, meta: DocumentMeta, revision: str | OSError) -> bool:
+    def _unchanged(self, record: DocumentRecord | None, meta: DocumentMeta, revision: str | OSError) -> bool:
         return (record is not None and not isinstance(revision, OSError) and record.sha256 == revision
-                and record.meta_hash == meta_hash(meta) and bool(record.vocabulary)
-                and record.extractor == EXTRACTOR_VERSION)
+                and record.meta_hash == meta_hash(meta) and bool(record.vocabulary) and record.screen == self.screen)
 
     async def _ingest_one(self, meta: DocumentMeta, source: Path, revision: str | OSError, manifest: Manifest,
                           extraction: Future[Extracted] | None, root: Path, summary: IngestSummary) -> None:
@@ -194,8 +241,7 @@ class Ingestor:
             summary.skipped += 1
             summary.pages += previous.pages
             summary.chunks += len(previous.chunk_ids)
-            if previous.pages_without_text:
-                summary.pages_without_text[meta.document_id] = previous.pages_without_text
+            summary.note(previous)
             summary.files.append(FileResult(meta.file, meta.document_id, UNCHANGED, previous.pages,
                                             len(previous.chunk_ids), list(previous.pages_without_text)))
             return
@@ -216,8 +262,7 @@ class Ingestor:
         summary.ingested += 1
         summary.pages += record.pages
         summary.chunks += len(record.chunk_ids)
-        if record.pages_without_text:
-            summary.pages_without_text[meta.document_id] = record.pages_without_text
+        summary.note(record)
         summary.files.append(FileResult(meta.file, meta.document_id, INGESTED, record.pages, len(record.chunk_ids),
                                         list(record.pages_without_text)))
 
@@ -252,12 +297,18 @@ class Ingestor:
 
     async def _ingest_document(self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str,
                                previous: DocumentRecord | None) -> DocumentRecord:
-        chunks = chunk_document(meta, extracted, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
-        vectors = await self.embedder.embed_documents([c.content for c in chunks])
+        screen = Screen.for_hosts([meta.source_uri, *self.link_hosts])
+        policy_text = screen.apply(extracted)
+        chunks = chunk_document(meta, policy_text, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
+        texts = [c.content for c in chunks]
+        vectors = await self.embedder.embed_documents(texts)
+        late: list[list[list[float]] | None] = [None] * len(chunks)
+        if self.late is not None and chunks:
+            late = [token_vectors(m) for m in await asyncio.to_thread(self.late.encode_documents, texts)]
         points = [
             IndexPoint(point_id_for(chunk.chunk_id), vector, bm25_document(chunk.content),
-                       chunk_payload(meta, chunk, revision))
-            for chunk, vector in zip(chunks, vectors, strict=True)
+                       chunk_payload(meta, chunk, revision), tokens)
+            for chunk, vector, tokens in zip(chunks, vectors, late, strict=True)
         ]
         await self.index.upsert(points)
         new_ids = [c.chunk_id for c in chunks]
@@ -267,4 +318,6 @@ class Ingestor:
         return DocumentRecord(meta=meta, root=root, sha256=revision, meta_hash=meta_hash(meta),
                               chunk_ids=new_ids,
                               pages=extracted.pages, pages_without_text=extracted.pages_without_text,
-                              vocabulary=vocabulary_of(c.content for c in chunks), extractor=EXTRACTOR_VERSION)
+                              vocabulary=vocabulary_of(c.content for c in chunks),
+                              invisible_text=[h.to_json() for h in extracted.hidden],
+                              quarantined=[q.to_json() for q in screen.found], screen=self.screen)

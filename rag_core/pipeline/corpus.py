@@ -16,10 +16,13 @@ from rag_core.spelling import QueryCorrector
 class CorpusView:
     manifest_ttl_s = 5.0
 
-    def __init__(self, index: VectorIndex, model_name: str, dimension: int) -> None:
+    def __init__(self, index: VectorIndex, model_name: str, dimension: int, *, late_model: str | None = None,
+                 late_dimension: int = 0) -> None:
         self.index = index
         self.model_name = model_name
         self.dimension = dimension
+        self.late_model = late_model  # the token encoder's, when late interaction is on
+        self.late_dimension = late_dimension
         self.registry = Registry.of(())
         self._manifest: Manifest | None = None
         self._loaded_at = 0.0
@@ -36,6 +39,7 @@ class CorpusView:
                 if manifest is None:
                     raise IndexUnavailable("the index is empty; run `benefitsbot ingest PATH` first")
                 manifest.require_model(self.model_name, self.dimension)
+                manifest.require_late_model(self.late_model, self.late_dimension, writing=False)
                 if self._manifest is None or manifest.index_version != self._manifest.index_version:
                     # A re-ingest happened: new documents, new precedence, new vocabulary.
                     self._manifest = manifest

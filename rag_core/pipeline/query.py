@@ -8,10 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag_core.embeddings import EmbeddingProvider
+from rag_core.embeddings import EmbeddingProvider, TokenEncoder
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
+from rag_core.retrieval import encode_query_tokens
 from rag_core.spelling import normalise_query, preload_dictionaries
 
 _FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|what if|also|y|¿y|and for|same for)\b", re.IGNORECASE)
@@ -45,10 +46,15 @@ class RewriteStage(StageBase):
 
 
 class EmbedStage(StageBase):
+    """The question's dense vector and, with late interaction on, its token vectors: once per question."""
+
     name = "embed"
 
-    def __init__(self, embedder: EmbeddingProvider) -> None:
+    def __init__(self, embedder: EmbeddingProvider, late: TokenEncoder | None = None) -> None:
         self.embedder = embedder
+        self.late = late
 
     async def run(self, state: QueryState) -> None:
         state.query_vector = np.asarray(await self.embedder.embed_query(state.query), dtype=np.float32)
+        if self.late is not None:
+            state.query_tokens = await encode_query_tokens(self.late, state.query)

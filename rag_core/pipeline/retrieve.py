@@ -1,4 +1,5 @@
-"""Retrieve: dense + BM25 prefetch fused by RRF inside the index, always under the access filter."""
+"""Retrieve: dense + BM25 prefetch fused by RRF inside the index, rescored by MaxSim in the same query
+when late interaction is on, always under the access filter."""
 
 from __future__ import annotations
 
@@ -15,4 +16,5 @@ class RetrieveStage(StageBase):
 
     async def run(self, state: QueryState) -> None:
         state.candidates = await self.retriever.retrieve(state.query, state.require_access(),
-                                                         query_vector=state.query_vector)
+                                                         query_vector=state.query_vector,
+                                                         query_tokens=state.query_tokens)

@@ -41,6 +41,7 @@ class QueryState:
     unknown_words: list[str] = field(default_factory=list)
     # embed + retrieve
     query_vector: np.ndarray | None = None
+    query_tokens: list[list[float]] | None = None  # late-interaction token vectors, when that is on
     candidates: list[Candidate] = field(default_factory=list)
     # context
     context: list[Candidate] = field(default_factory=list)

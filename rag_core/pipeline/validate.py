@@ -9,6 +9,7 @@ from rag_core.citations import CITATION, sentences, validate
 from rag_core.conflicts import AmountConflict, find_amount_conflicts
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.state import QueryState
+from rag_core.support import SUPPORT_FLOOR, check
 from rag_core.types import AbstainReason, Candidate
 
 AMOUNT_CONFLICT_NOTICE = ("The official documents state different amounts for this. Each is shown with its "
@@ -18,15 +19,48 @@ AMOUNT_CONFLICT_NOTICE = ("The official documents state different amounts for th
 class ValidateStage(StageBase):
     name = "validate"
 
+    def __init__(self, link_hosts: Sequence[str] = ()) -> None:
+        self.link_hosts = tuple(link_hosts)  # besides the context documents' own: the HR contact, trusted hosts
+
     async def run(self, state: QueryState) -> None:
         if state.generated is None:
             raise RuntimeError("validate() before generate()")
         checked = validate(state.generated.text, [c.chunk_id for c in state.context],
-                           [c.source_uri for c in state.context])
+                           [c.source_uri for c in state.context], link_hosts=self.link_hosts)
         state.text = checked.text
         state.cited = list(checked.cited)
         if checked.rejected is not None:
             state.abstain(checked.rejected, self.name)
+
+
+class ClaimSupportStage(StageBase):
+    """Each kept sentence must be supported by the chunks it cites (figures, names, words: see
+    :mod:`rag_core.support`); unsupported sentences are stripped, and an answer left with nothing
+    abstains ``no_supported_claims``."""
+
+    name = "support"
+
+    def __init__(self, floor: float = SUPPORT_FLOOR) -> None:
+        self.floor = floor
+        self.stripped: list[tuple[str, str]] = []  # (sentence, reason) of the last question, for tests
+
+    async def run(self, state: QueryState) -> None:
+        content = {c.chunk_id: c.content for c in state.context}
+        kept: list[str] = []
+        self.stripped = []
+        for sentence in sentences(state.text):
+            cited = [content[c] for c in CITATION.findall(sentence) if c in content]
+            verdict = check(sentence, cited, floor=self.floor)
+            if verdict.supported:
+                kept.append(sentence)
+            else:
+                self.stripped.append((sentence, verdict.reason))
+        if not kept:
+            state.text, state.cited = "", []
+            state.abstain(AbstainReason.NO_SUPPORTED_CLAIMS, self.name)
+            return
+        state.text = " ".join(kept)
+        state.cited = list(dict.fromkeys(c for c in CITATION.findall(state.text)))
 
 
 class AmountConflictStage(StageBase):

@@ -20,8 +20,10 @@ NO_CREDENTIALS: dict[str, Any] = {
     "MICROSOFT_APP_PASSWORD": None, "MICROSOFT_APP_TENANT_ID": None, "REDIS_URL": None,
     "PLAYGROUND_ADMIN_TOKEN": None, "HR_CONTACT_URL": "https://hr.fabrikam.example/contact",
 }
+PROD_RBAC_KEY = "q9Zr-4Lx8Wm2Tb7Nv1Kc5Hs0Yd3Fg6JpAe"  # random-looking, 34 characters
 # A valid production configuration (Teams only): what prod refuses to start without.
 PROD: dict[str, Any] = {
+    "RBAC_SIGNING_KEY": PROD_RBAC_KEY,
     "BENEFITSBOT_ENV": "prod", "SLACK_ENABLED": False, "MICROSOFT_APP_ID": "11111111-2222-4333-8444-555555555555",
     "MICROSOFT_APP_PASSWORD": "unused", "REDIS_URL": "redis://127.0.0.1:1/0",
 }

@@ -26,13 +26,15 @@ def core_overrides(data_dir: Path) -> dict[str, Any]:
 
 
 async def ingest_async(data_dir: Path, corpus: Path = REPO / "corpus") -> None:
-    from rag_core.embeddings.local import LocalEmbedder
+    """Ingest with the settings the tests then answer with (models, late interaction, link screen)."""
     from rag_core.index.edge import EdgeIndex
     from rag_core.ingest.pipeline import Ingestor
+    from rag_core.settings import CoreSettings
 
+    settings = CoreSettings(_env_file=None, **core_overrides(data_dir))  # type: ignore[call-arg]
     index = EdgeIndex(data_dir / "index")
     try:
-        summary = await Ingestor(index, LocalEmbedder.shared(), progress=False).run(corpus)
+        summary = await Ingestor.from_settings(index, settings, progress=False).run(corpus)
         assert not summary.failed, summary.render()
     finally:
         await index.aclose()

@@ -23,7 +23,7 @@ from bot.reply import HELP_TEXT
 from bot.settings import BotSettings
 from bot.slack.blocks import FEEDBACK_DOWN
 from bot.teams.directory import TeamsDirectory
-from tests.bot.dev_harness import NO_CREDENTIALS, start_dev
+from tests.bot.dev_harness import NO_CREDENTIALS, PROD_RBAC_KEY, start_dev
 from tests.bot.harness import OID, SIGNING_SECRET, make_settings, sign_slack, start_teams, stop_teams
 from tests.bot.sample_core import core_overrides
 from tests.fakes.answer_service import FakeAnswerService
@@ -80,7 +80,8 @@ async def test_bot_framework_emulator_flow_on_the_real_core(
         await connector.wait_for(lambda: any(r.getMessage().startswith("index: ") for r in caplog.records), 60)
         lines = [r.getMessage() for r in caplog.records if r.name == "benefitsbot.startup"]
         [index] = [line for line in lines if line.startswith("index: ")]
-        assert "17 documents" in index and "all-MiniLM-L6-v2" in index and str(sample_index.resolve()) in index
+        model = (await (await service.pipeline()).corpus.manifest()).embedding_model
+        assert "17 documents" in index and f"model {model}" in index and str(sample_index.resolve()) in index
     finally:
         await dev.client.close()
         await service.close()
@@ -173,8 +174,8 @@ async def test_prod_teams_without_an_aad_id_gets_no_access_not_the_dev_identity(
     """Production with DEV_IDENTITY_* set anyway: an activity with no Entra ID object id (what the
     Emulator sends) is answered as nobody, and the core is never asked."""
     h = await start_teams({"BENEFITSBOT_ENV": "prod", "REDIS_URL": "redis://127.0.0.1:1/0", "SLACK_ENABLED": False,
-                           "RBAC_SIGNING_KEY": "test-rbac-signing-key", "DEV_IDENTITY_GROUPS": "executives,employees",
-                           "DEV_IDENTITY_STATE": "CA"})
+                           "RBAC_SIGNING_KEY": PROD_RBAC_KEY, "DEV_IDENTITY_GROUPS": "executives,employees",
+                           "DEV_IDENTITY_STATE": "CA"}, service=FakeAnswerService(key=PROD_RBAC_KEY))
     try:
         assert isinstance(h.parts.teams.directory, TeamsDirectory)  # type: ignore[union-attr]
         activity = h.activity("UEMP", "What is the executive car allowance?")

@@ -82,7 +82,7 @@ def test_env_example_documents_every_edge_setting() -> None:
 
 PROD_OK = dict(
     BENEFITSBOT_ENV="prod",
-    RBAC_SIGNING_KEY="a-real-secret",
+    RBAC_SIGNING_KEY="q7Vx2mN9pL4sR8tY1wZ6cB3dF5gH0jK2",
     REDIS_URL="redis://127.0.0.1:1/0",
     SLACK_BOT_TOKEN="xoxb-x",
     SLACK_SIGNING_SECRET="s",
@@ -105,6 +105,13 @@ def test_prod_with_everything_passes() -> None:
         ({"MICROSOFT_APP_PASSWORD": None}, "MICROSOFT_APP_PASSWORD"),
         ({"REDIS_URL": None}, "REDIS_URL"),
         ({"RBAC_SIGNING_KEY": DEV_RBAC_SIGNING_KEY}, "RBAC_SIGNING_KEY"),
+        ({"RBAC_SIGNING_KEY": "a"}, "RBAC_SIGNING_KEY is a placeholder"),
+        ({"RBAC_SIGNING_KEY": "k3y-Short-9"}, "RBAC_SIGNING_KEY is shorter than 32"),
+        ({"RBAC_SIGNING_KEY": "changeme"}, "RBAC_SIGNING_KEY is a placeholder"),
+        ({"RBAC_SIGNING_KEY": "CHANGEME"}, "RBAC_SIGNING_KEY is a placeholder"),
+        ({"RBAC_SIGNING_KEY": "replace-me-with-a-long-random-secret-value"}, "placeholder"),
+        ({"RBAC_SIGNING_KEY": "a-real-secret"}, "shorter than 32"),
+        ({"RBAC_SIGNING_KEY": "a" * 40}, "random"),
     ],
 )
 def test_prod_refuses_unsafe_settings(override: dict[str, object], needle: str) -> None:

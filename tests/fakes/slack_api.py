@@ -17,6 +17,90 @@ from aiohttp import WSMsgType, web
 
 from tests.fakes.server import Call, FakeService
 
+# Block Kit limits, as Slack enforces them (api.slack.com/reference/block-kit): a message that
+# breaks one is refused with `invalid_blocks` (or `msg_too_long`), so no test passes with a
+# message real Slack would reject.
+MAX_BLOCKS = 50
+MAX_TEXT = 40_000  # top-level `text`
+LIMITS = {
+    "section.text": 3000, "section.field": 2000, "section.fields": 10, "context.elements": 10,
+    "actions.elements": 25, "button.text": 75, "button.value": 2000, "button.url": 3000, "action_id": 255,
+    "block_id": 255, "header.text": 150, "image.alt_text": 2000,
+}
+TEXT_TYPES = {"plain_text", "mrkdwn"}
+
+
+def block_kit_problems(blocks: object) -> list[str]:
+    """Every way ``blocks`` breaks Block Kit's limits (empty when Slack would accept them)."""
+    if blocks in (None, ""):
+        return []
+    if not isinstance(blocks, list):
+        return ["blocks is not an array"]
+    problems = [f"{len(blocks)} blocks > {MAX_BLOCKS}"] if len(blocks) > MAX_BLOCKS else []
+
+    def text_object(obj: object, where: str, limit: int) -> None:
+        if not isinstance(obj, dict) or obj.get("type") not in TEXT_TYPES or not isinstance(obj.get("text"), str):
+            problems.append(f"{where}: not a text object")
+            return
+        if not obj["text"]:
+            problems.append(f"{where}: empty text")
+        if len(obj["text"]) > limit:
+            problems.append(f"{where}: {len(obj['text'])} chars > {limit}")
+
+    seen_ids: set[str] = set()
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            problems.append(f"block {i} is not an object")
+            continue
+        kind = block.get("type")
+        block_id = block.get("block_id")
+        if block_id is not None:
+            if len(str(block_id)) > LIMITS["block_id"]:
+                problems.append(f"block {i}: block_id too long")
+            if block_id in seen_ids:
+                problems.append(f"block {i}: duplicate block_id {block_id!r}")
+            seen_ids.add(str(block_id))
+        if kind == "section":
+            if "text" not in block and "fields" not in block:
+                problems.append(f"block {i}: section without text or fields")
+            if "text" in block:
+                text_object(block["text"], f"block {i} section text", LIMITS["section.text"])
+            fields = block.get("fields") or []
+            if len(fields) > LIMITS["section.fields"]:
+                problems.append(f"block {i}: {len(fields)} fields")
+            for j, field in enumerate(fields):
+                text_object(field, f"block {i} field {j}", LIMITS["section.field"])
+        elif kind == "context":
+            elements = block.get("elements") or []
+            if not elements or len(elements) > LIMITS["context.elements"]:
+                problems.append(f"block {i}: context with {len(elements)} elements")
+            for j, element in enumerate(elements):
+                if isinstance(element, dict) and element.get("type") in TEXT_TYPES:
+                    text_object(element, f"block {i} context {j}", LIMITS["section.text"])
+        elif kind == "actions":
+            elements = block.get("elements") or []
+            if not elements or len(elements) > LIMITS["actions.elements"]:
+                problems.append(f"block {i}: actions with {len(elements)} elements")
+            for j, element in enumerate(elements):
+                if not isinstance(element, dict):
+                    problems.append(f"block {i} element {j}: not an object")
+                    continue
+                if len(str(element.get("action_id", ""))) > LIMITS["action_id"]:
+                    problems.append(f"block {i} element {j}: action_id too long")
+                if element.get("type") == "button":
+                    text_object(element.get("text"), f"block {i} button {j} text", LIMITS["button.text"])
+                    if element.get("text", {}).get("type") != "plain_text":
+                        problems.append(f"block {i} button {j}: text must be plain_text")
+                    for key in ("value", "url"):
+                        if len(str(element.get(key, ""))) > LIMITS[f"button.{key}"]:
+                            problems.append(f"block {i} button {j}: {key} {len(str(element[key]))} chars")
+        elif kind == "header":
+            text_object(block.get("text"), f"block {i} header", LIMITS["header.text"])
+        elif kind not in ("divider", "image", "rich_text", "input", "file", "video", "markdown"):
+            problems.append(f"block {i}: unknown type {kind!r}")
+    return problems
+
+
 BOT_USER_ID = "UBOT"
 BOT_ID = "BBOT"
 TEAM_ID = "T0001"
@@ -97,12 +181,18 @@ class FakeSlackApi(FakeService):
         args = await self._args(request)
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") if auth else str(args.get("token", ""))
-        call = self.record(method, args, {"Authorization": auth})
+        refusal = self._message_refusal(args) if method in ("chat.postMessage", "chat.update",
+                                                             "chat.postEphemeral") else None
+        # A refused message is recorded under its own name: no test finds it among what was posted.
+        call = self.record(f"{method}:refused" if refusal else method, args, {"Authorization": auth})
         expected = self.app_token if method == "apps.connections.open" else self.bot_token
         if token != expected:
             return web.json_response({"ok": False, "error": "invalid_auth"})
         if method in self.failures:
             return web.json_response({"ok": False, "error": self.failures[method]})
+        if refusal:
+            call.result = refusal
+            return web.json_response(refusal)
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
         if handler is None:
             return web.json_response({"ok": True})
@@ -110,8 +200,21 @@ class FakeSlackApi(FakeService):
         call.result = result
         return web.json_response(result)
 
+    @staticmethod
+    def _message_refusal(args: dict[str, Any]) -> dict[str, Any] | None:
+        if len(str(args.get("text") or "")) > MAX_TEXT:
+            return {"ok": False, "error": "msg_too_long"}
+        problems = block_kit_problems(args.get("blocks"))
+        if problems:
+            return {"ok": False, "error": "invalid_blocks", "errors": problems}
+        return None
+
     async def _response(self, request: web.Request) -> web.Response:
         body = await request.json()
+        refusal = self._message_refusal(body)
+        if refusal:  # Slack answers a bad response_url message with HTTP 400 "invalid_blocks"
+            self.record("response_url:refused", {**body, "refusal": refusal})
+            return web.Response(status=400, text=refusal["error"])
         self.response_posts.append({"name": request.match_info["name"], **body})
         self.record("response_url", body)
         return web.Response(text="ok")

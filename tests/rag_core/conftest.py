@@ -20,6 +20,7 @@ from rag_core.embeddings.local import LocalEmbedder
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.index.edge import EdgeIndex
 from rag_core.ingest.pipeline import Ingestor, IngestSummary
+from rag_core.models import ColbertEncoder
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
@@ -44,6 +45,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "SIMILARITY_CUTOFF": None,
         "UNKNOWN_WORD_CUTOFF": None,
         "RERANKER": "auto",
+        "LATE_INTERACTION": "colbert",
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,
         "RETRIEVAL_TOP_K": 10,
@@ -76,6 +78,7 @@ class FixtureCorpus:
     data_dir: Path
     index: EdgeIndex
     embedder: LocalEmbedder
+    late: ColbertEncoder
     settings: CoreSettings
     summary: IngestSummary
 
@@ -86,7 +89,7 @@ class FixtureCorpus:
         spy = SpyIndex(self.index)
         settings = core_settings(self.data_dir, **settings_overrides) if settings_overrides else self.settings
         gen = generator if generator is not None else SpyGenerator(ExtractiveGenerator())
-        return build_pipeline(settings, index=spy, embedder=self.embedder, generator=gen), spy  # type: ignore[arg-type]
+        return build_pipeline(settings, index=spy, embedder=self.embedder, generator=gen, late=self.late), spy  # type: ignore[arg-type]
 
 
 def generator_of(pipeline: Pipeline) -> SpyGenerator:
@@ -108,11 +111,12 @@ async def fixture_corpus(tmp_path_factory: pytest.TempPathFactory) -> AsyncItera
     corpus_dir = write_corpus(root / "corpus")
     data_dir = root / "data"
     embedder = LocalEmbedder.shared()
+    late = ColbertEncoder.shared()  # the default: token vectors stored, candidates rescored by MaxSim
     index = EdgeIndex(data_dir / "index")
-    summary = await Ingestor(index, embedder, progress=False).run(corpus_dir)
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(corpus_dir)
     assert summary.failed == [], summary.render()
     assert summary.ingested == summary.documents
-    yield FixtureCorpus(root, corpus_dir, data_dir, index, embedder, core_settings(data_dir), summary)
+    yield FixtureCorpus(root, corpus_dir, data_dir, index, embedder, late, core_settings(data_dir), summary)
     await index.aclose()
 
 

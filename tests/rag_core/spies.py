@@ -19,6 +19,7 @@ class IndexQuery:
     limit: int
     prefetch_limit: int
     results: list[ScoredPoint]
+    late: list[list[float]] | None = None
 
     def contents(self) -> list[str]:
         return [str(p.payload.get("content", "")) for p in self.results]
@@ -46,14 +47,15 @@ class SpyIndex:
         *,
         limit: int,
         prefetch_limit: int,
+        late: list[list[float]] | None = None,
     ) -> list[ScoredPoint]:
         # No query without a proper filter, whatever the caller did.
         assert isinstance(access, AccessFilter), f"hybrid_query without an AccessFilter: {access!r}"
         assert access.group_sets and all(access.group_sets), "hybrid_query with an empty group set"
         results = await self.inner.hybrid_query(
-            dense, sparse, access, limit=limit, prefetch_limit=prefetch_limit
+            dense, sparse, access, limit=limit, prefetch_limit=prefetch_limit, late=late
         )
-        self.queries.append(IndexQuery(access, limit, prefetch_limit, results))
+        self.queries.append(IndexQuery(access, limit, prefetch_limit, results, late))
         return results
 
     async def count(self, access: AccessFilter) -> int:
@@ -72,8 +74,8 @@ class SpyIndex:
         return {d for q in self.queries for d in q.document_ids()}
 
     # Pass-through ----------------------------------------------------------------------------
-    async def prepare(self, dense_dimension: int) -> None:
-        await self.inner.prepare(dense_dimension)
+    async def prepare(self, dense_dimension: int, late_dimension: int | None = None) -> None:
+        await self.inner.prepare(dense_dimension, late_dimension)
 
     async def upsert(self, points: Sequence[IndexPoint]) -> None:
         await self.inner.upsert(points)

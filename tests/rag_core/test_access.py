@@ -100,6 +100,27 @@ def test_tampered_claims_are_denied(changes: dict[str, object]) -> None:
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("suffix", ["==", "=", "!!", " ", "\n", "%3D", "+", "/"])
+def test_signature_must_be_strict_base64url(suffix: str) -> None:
+    """A genuine signature with padding or junk appended is another spelling of the same bytes to a
+    lenient decoder; the token format allows exactly one."""
+    good = token(["employees"])
+    assert verify_token(SIGNING_KEY, good).acl_groups == frozenset({"employees"})
+    with pytest.raises(AccessDenied):
+        verify_token(SIGNING_KEY, good + suffix)
+
+
+def test_non_canonical_base64url_is_denied() -> None:
+    """Flipping the unused low bits of the last character decodes to the same bytes: refused."""
+    version, body, signature = token(["employees"]).split(".")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet.index(signature[-1])
+    twin = signature[:-1] + alphabet[last ^ 1]  # 43 chars: the last one carries 2 spare bits
+    assert base64.urlsafe_b64decode(twin + "=") == base64.urlsafe_b64decode(signature + "=")
+    with pytest.raises(AccessDenied):
+        verify_token(SIGNING_KEY, f"{version}.{body}.{twin}")
+
+
 def test_wrong_key_is_denied() -> None:
     tok = mint_token("some-other-deployment-key", subject="alice", acl_groups=["employees"], state=None)
     with pytest.raises(AccessDenied):

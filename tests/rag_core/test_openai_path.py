@@ -54,7 +54,7 @@ async def pipeline(tmp_path: Path, fake_openai: FakeOpenAI) -> Pipeline:
         RBAC_SIGNING_KEY="k",
     )
     index = open_index(settings)
-    summary = await Ingestor(index, build_embedder(settings), progress=False).run(corpus)
+    summary = await Ingestor.from_settings(index, settings, progress=False).run(corpus)
     await index.aclose()
     assert summary.failed == [] and summary.chunks >= 1
     built = build_pipeline(settings)

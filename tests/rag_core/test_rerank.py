@@ -9,7 +9,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from rag_core.pipeline import build_reranker
-from rag_core.rerank import CohereReranker, FusedOrder, LexicalDenseReranker
+from rag_core.rerank import CohereReranker, FusedOrder, LateDenseBlend, LexicalDenseReranker
 from rag_core.settings import CoreSettings
 from tests.rag_core.candidates import candidate
 
@@ -27,6 +27,29 @@ async def test_fused_order_is_kept() -> None:
 
 
 @pytest.mark.unit
+async def test_the_late_blend_orders_by_maxsim_plus_a_share_of_the_cosine() -> None:
+    scored = [
+        CANDIDATES[0].model_copy(update={"chunk_id": "b", "late_score": 0.80, "dense_score": 0.50}),
+        CANDIDATES[0].model_copy(update={"chunk_id": "a", "late_score": 0.81, "dense_score": 0.40}),
+        CANDIDATES[0].model_copy(update={"chunk_id": "c", "late_score": 0.70, "dense_score": 0.80}),
+        CANDIDATES[0].model_copy(update={"chunk_id": "d", "late_score": 0.80, "dense_score": 0.50}),
+    ]
+    ranked = await LateDenseBlend(dense_weight=0.25).rerank("q", scored)
+    # b and d tie at 0.925 (ordered by chunk id), ahead of a (0.91: the better MaxSim, a weaker
+    # cosine) and c (0.90: the best cosine, a weak MaxSim).
+    assert [c.chunk_id for c in ranked] == ["b", "d", "a", "c"]
+    assert ranked[0].rerank_score == pytest.approx(0.925)
+
+
+@pytest.mark.unit
+async def test_the_lexical_blend_can_weigh_the_maxsim_score() -> None:
+    """late_weight adds the MaxSim score (per question token) to the blend: a large weight follows it."""
+    scored = [c.model_copy(update={"late_score": 0.9 - 0.1 * i}) for i, c in enumerate(reversed(CANDIDATES))]
+    ranked = await LexicalDenseReranker(late_weight=100.0).rerank("What is the PPO deductible?", scored)
+    assert [c.chunk_id for c in ranked] == [c.chunk_id for c in scored]
+
+
+@pytest.mark.unit
 async def test_lexical_blend_lifts_the_chunk_that_names_what_was_asked() -> None:
     ranked = await LexicalDenseReranker().rerank("What is the PPO deductible?", CANDIDATES)
     assert ranked[0].chunk_id == "plan_p2_c00"
@@ -36,7 +59,11 @@ async def test_lexical_blend_lifts_the_chunk_that_names_what_was_asked() -> None
 
 @pytest.mark.unit
 def test_the_reranker_is_chosen_by_settings() -> None:
-    assert isinstance(build_reranker(CoreSettings(_env_file=None)), LexicalDenseReranker)
+    # The default blends MaxSim with the cosine (late interaction on); without it, the lexical blend.
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, LATE_INTERACTION="colbert")), LateDenseBlend)
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, RERANKER="late")), LateDenseBlend)
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, LATE_INTERACTION="none")), LexicalDenseReranker)
+    assert isinstance(build_reranker(CoreSettings(_env_file=None, RERANKER="lexical")), LexicalDenseReranker)
     assert isinstance(build_reranker(CoreSettings(_env_file=None, RERANKER="none")), FusedOrder)
     assert isinstance(build_reranker(CoreSettings(_env_file=None, COHERE_API_KEY="co-key")), CohereReranker)
 

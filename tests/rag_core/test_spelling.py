@@ -51,7 +51,7 @@ def test_a_language_without_a_word_list_corrects_every_unknown_word(corrector: Q
 
 def test_only_calibrated_models_let_undocumented_words_through() -> None:
     settings = CoreSettings(_env_file=None, UNKNOWN_WORD_CUTOFF=None)  # type: ignore[call-arg]
-    assert settings.unknown_word_cutoff_for("all-MiniLM-L6-v2") == 0.66
+    assert settings.unknown_word_cutoff_for("bge-small-en-v1.5") == 0.77
     assert settings.unknown_word_cutoff_for("text-embedding-3-small") is None
     override = CoreSettings(_env_file=None, UNKNOWN_WORD_CUTOFF=0.8)  # type: ignore[call-arg]
     assert override.unknown_word_cutoff_for("text-embedding-3-small") == 0.8

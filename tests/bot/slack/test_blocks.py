@@ -91,3 +91,54 @@ def test_long_answers_are_split_into_sections() -> None:
     _, blocks = render(reply(a))
     sections = [b for b in blocks if b["type"] == "section"]
     assert len(sections) >= 4 and all(len(b["text"]["text"]) <= 3000 for b in sections)
+
+
+@pytest.mark.parametrize("question", ['"' * 999, "\\" * 999, "é" * 999, "q" * 1990, "<&>\n" * 250])
+def test_share_value_fits_block_kits_limit_after_json_escaping(question: str) -> None:
+    """Quotes and backslashes double when JSON-escaped: the limit applies to the encoded value."""
+    from bot.slack.blocks import BUTTON_VALUE_LIMIT, share_button
+    from tests.fakes.slack_api import block_kit_problems
+
+    block = share_button(question)
+    if block is None:  # the whole question does not fit: no button rather than a cut question
+        assert len(json.dumps({"q": question}, ensure_ascii=False)) > BUTTON_VALUE_LIMIT
+        return
+    value = block["elements"][0]["value"]
+    assert len(value) <= BUTTON_VALUE_LIMIT and json.loads(value)["q"] == question
+    assert block_kit_problems([block]) == []
+
+
+@pytest.mark.parametrize("length", [10, 2900, 2999, 3000, 9000])
+def test_rendered_answers_pass_the_fake_slack_block_kit_check(length: int) -> None:
+    from tests.fakes.slack_api import block_kit_problems
+
+    a = Answer(
+        answer=("x" * length) + ".[^c1] " + "& < > " * 300,
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[Citation(chunk_id="c1", document_id="d", title="T" * 300, page=1, source_uri="s", score=1)],
+        notices=["n" * 2500],
+    )
+    _, blocks = render(reply(a), share_question="q" * 990)
+    assert block_kit_problems(blocks) == []
+
+
+@pytest.mark.parametrize(
+    ("blocks", "problem"),
+    [
+        ([{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}], "3001 chars > 3000"),
+        ([{"type": "section", "text": {"type": "mrkdwn", "text": "x"}}] * 51, "51 blocks > 50"),
+        ([{"type": "actions", "elements": [{"type": "button", "action_id": "a", "value": "v" * 2001,
+                                            "text": {"type": "plain_text", "text": "ok"}}]}], "value 2001 chars"),
+        ([{"type": "actions", "elements": [{"type": "button", "action_id": "a",
+                                            "text": {"type": "plain_text", "text": "b" * 76}}]}], "76 chars > 75"),
+        ([{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * 11}], "context with 11 elements"),
+        ([{"type": "section", "block_id": "s"}, {"type": "divider", "block_id": "s"}], "duplicate block_id"),
+        ([{"type": "section", "text": {"type": "mrkdwn", "text": ""}}], "empty text"),
+    ],
+)
+def test_the_fake_slack_refuses_what_slack_refuses(blocks: list[dict[str, object]], problem: str) -> None:
+    from tests.fakes.slack_api import block_kit_problems
+
+    assert any(problem in p for p in block_kit_problems(blocks)), block_kit_problems(blocks)

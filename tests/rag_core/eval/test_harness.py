@@ -451,7 +451,7 @@ def test_eval_cli_json_and_details(
     )
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["model"] == "all-MiniLM-L6-v2"
+    assert report["model"] == "bge-small-en-v1.5"
     assert 0.1 <= report["chosen"]["cutoff"] <= 0.95
     assert report["answerable"] == 4 and report["unanswerable"] == 2
     assert plot.read_bytes()[:4] == b"\x89PNG"
@@ -486,3 +486,16 @@ def test_an_invalid_gold_row_is_a_clear_cli_error(tmp_path: Path, capsys: pytest
     assert f"{gold}:2: invalid gold row" in err and "Traceback" not in err
     assert main(["eval", str(tmp_path / "missing.jsonl")]) == 2
     assert "No such file" in capsys.readouterr().err
+
+
+@pytest.mark.unit
+def test_calibration_plot_without_matplotlib_says_which_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from rag_core.errors import InvalidInput
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as in the default install
+    pairs = [(GoldRow(id="r1", question="q", expect="answer"), 0.7)]  # type: ignore[arg-type]
+    assert calibrate(pairs, "bge-small-en-v1.5", None)["answerable"] == 1  # no plot asked: fine
+    with pytest.raises(InvalidInput, match=r"benefitsbot\[eval\]"):
+        calibrate(pairs, "bge-small-en-v1.5", tmp_path / "curve.png")

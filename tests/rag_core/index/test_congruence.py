@@ -6,10 +6,12 @@ The data has no ties inside either prefetch (random vectors; every text has its 
 a query word at most once, so no two BM25 scores coincide). Equal *fused* scores still happen all the
 time (RRF scores dense #3 + sparse #7 exactly like dense #7 + sparse #3), and neither backend defines
 the order among them: ``assert_congruent`` checks everything that is defined (same candidates, same
-scores, same order between different scores, the filter, the counts), and the strict same-order
-checks are kept as xfail tests documenting the incongruences (see the report):
-``test_same_ids_in_the_same_order_including_ties``, ``test_tied_candidates_come_back_in_one_
-deterministic_order`` and ``test_deletes_keep_bm25_scores_congruent``.
+scores, same order between different scores, the filter, the counts). Equal fused scores are put in
+one order by the index layer (``deterministic_top``), so ``test_same_ids_in_the_same_order_including_ties``
+and ``test_deletes_keep_bm25_scores_congruent`` hold strictly. One xfail remains:
+``test_tied_candidates_come_back_in_one_deterministic_order`` — identical chunks tie *inside* a
+prefetch, where Qdrant's order decides their RRF ranks (and so their fused scores) before any
+tie-break can run.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ import qdrant_edge as qe
 
 from rag_core.index.edge import EdgeIndex
 from rag_core.index.manifest import load_manifest
-from rag_core.ingest.extract import EXTRACTOR_VERSION
 from rag_core.ingest.pipeline import Ingestor, IngestSummary
 from tests.fakes.documents import build_pdf
 from tests.fakes.embedder import HashEmbedder
@@ -30,7 +29,8 @@ Fabrikam reimburses up to **$6,000** a year for approved courses. See [the HR Po
 async def run(index_dir: Path, corpus: Path, embedder: HashEmbedder | None = None) -> IngestSummary:
     index = EdgeIndex(index_dir)
     try:
-        return await Ingestor(index, embedder or HashEmbedder(), progress=False).run(corpus)
+        return await Ingestor(index, embedder or HashEmbedder(), progress=False,
+                              link_hosts=["hr.fabrikam.example"]).run(corpus)
     finally:
         await index.aclose()
 
@@ -73,7 +73,6 @@ async def test_each_file_has_a_status_and_empty_files_are_never_ingested(corpus:
     try:
         manifest = await load_manifest(index)
         assert manifest is not None and "empty" not in manifest.documents
-        assert all(record.extractor == EXTRACTOR_VERSION for record in manifest.documents.values())
     finally:
         await index.aclose()
 
@@ -111,19 +110,3 @@ async def test_markdown_title_from_its_heading_and_plain_text_chunks(corpus: Pat
     text = " ".join(p["content"] for p in tuition)
     assert "up to $6,000 a year" in text and "**" not in text
     assert "the HR Portal (https://hr.fabrikam.example/portal)" in text
-
-
-async def test_a_new_extractor_version_re_reads_unchanged_files(corpus: Path, tmp_path: Path) -> None:
-    index_dir = tmp_path / "index"
-    await run(index_dir, corpus)
-    index = EdgeIndex(index_dir)
-    try:
-        manifest = await load_manifest(index)
-        assert manifest is not None
-        for record in manifest.documents.values():
-            record.extractor = EXTRACTOR_VERSION - 1  # chunks made by the previous extraction
-        await index.write_meta(manifest.to_json())
-    finally:
-        await index.aclose()
-    summary = await run(index_dir, corpus)
-    assert (summary.ingested, summary.skipped) == (2, 0)

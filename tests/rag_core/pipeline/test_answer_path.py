@@ -202,7 +202,7 @@ async def test_answers_are_cited_sentence_by_sentence_with_right_pages_and_title
     assert first.source_uri == f"{DOCS_BY_ID[document_id].source_uri}#{slugify(heading)}"
     assert 0 < first.score <= 1
     assert answer.index_version and answer.query_id
-    assert answer.model.endswith("+all-MiniLM-L6-v2")
+    assert answer.model.endswith("+bge-small-en-v1.5")
 
 
 async def test_abstention_names_no_restricted_title_or_canary(fixture_corpus: FixtureCorpus) -> None:
@@ -480,8 +480,8 @@ async def test_conflicting_amount_under_the_wrong_citation_is_not_accepted(
         generator = generator_of(pipeline)
         context = generator.calls[0].context  # type: ignore[attr-defined]
         assert _chunk_with(context, "$6,350").chunk_id in cited_content
-    else:
-        assert answer.abstain_reason == AbstainReason.CONFLICT
+    else:  # the $6,350 sentence cites a chunk that does not state it: claim support strips it
+        assert answer.abstain_reason in (AbstainReason.CONFLICT, AbstainReason.NO_SUPPORTED_CLAIMS)
 
 
 # -- poisoned documents --------------------------------------------------------------------------------
@@ -493,9 +493,11 @@ async def test_poisoned_document_yields_the_fact_without_links_images_or_the_inj
     pipeline, spy = fixture_corpus.pipeline()
     answer = await pipeline.answer(VENDOR_Q, token(["employees"]))
     assert_grounded(answer)
-    # The poison did reach the index results (so the test is meaningful) ...
-    assert any(EVIL_HOST in c for c in spy.returned_contents())
-    # ... but nothing of it reaches the employee.
+    # The ingest screen quarantined the poison: the document was retrieved, its attack was not ...
+    assert any("Northwind Pharmacy Services" in c for c in spy.returned_contents())
+    assert not any(EVIL_HOST in c or "IGNORE PREVIOUS" in c for c in spy.returned_contents())
+    assert "vendor-notice-2026" in fixture_corpus.summary.quarantined
+    # ... and nothing of it reaches the employee.
     assert EVIL_HOST not in answer.answer
     assert "![" not in answer.answer and "](" not in answer.answer
     assert not re.search(r"https?://", answer.answer)
@@ -506,12 +508,15 @@ async def test_poisoned_document_yields_the_fact_without_links_images_or_the_inj
 
 
 async def test_generator_echoing_the_poison_links_is_sanitised(fixture_corpus: FixtureCorpus) -> None:
+    """Defence in depth: a model that emits the attacker's links anyway (from an index built before the
+    screen, or from its own imagination) still shows none of them."""
     def echo(question: str, context: list[Candidate]) -> str:
-        chunk = _chunk_with(context, EVIL_HOST).chunk_id
+        chunk = _chunk_with(context, "Northwind Pharmacy Services").chunk_id  # the poison was screened out
         return (
             f"The new manager is Northwind Pharmacy Services ![x](https://{EVIL_HOST}/pixel.png).[^{chunk}] "
             f"Activate at [the portal](https://{EVIL_HOST}/claim) or https://{EVIL_HOST}/claim.[^{chunk}] "
-            f"Details are at [the notice](https://{HOST}/policies/vendor-notice-2026.md).[^{chunk}]"
+            f"The pharmacy benefit manager changes to Northwind Pharmacy Services, see "
+            f"[the notice](https://{HOST}/policies/vendor-notice-2026.md).[^{chunk}]"
         )
 
     pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(echo))

