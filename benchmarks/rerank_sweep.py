@@ -8,21 +8,29 @@ Candidates are retrieved once per question by the answer path itself, run up to 
 (the same access filter, spelling correction and candidate count): once with late interaction off
 (Qdrant's RRF order over the dense + BM25 prefetches, as before token vectors) and once with it on
 (the same fused candidates rescored by MaxSim inside Qdrant). Only the ordering differs between rows.
+
+``--cross`` adds the cross-encoder rows (rag_core.rerank.CrossEncoderRerank over the MaxSim + cosine
+order): top N x window x weight of the base score, each pair read once (one intra-op thread, as on an
+idle core per question) and cached; a row's added cost per question is the CPU (thread) and wall time
+of the pairs it reads plus its window selection.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Sequence
+import statistics
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rag_core.eval.gold import chunk_location, load_gold, matches
 from rag_core.eval.harness import token_for
+from rag_core.models.cross import CrossEncoder
 from rag_core.pipeline import Pipeline, build_pipeline
-from rag_core.rerank import FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
+from rag_core.rerank import BestWindow, CrossEncoderRerank, FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 
@@ -54,6 +62,10 @@ def parse_argv() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("gold", type=Path)
     parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--cross", action="store_true", help="add the cross-encoder rows (slow)")
+    parser.add_argument("--windows", default="96,128,192,first128", help="window pieces; firstN: no selection")
+    parser.add_argument("--top", default="5,8,10,15", help="how many of the MaxSim + cosine order are read")
+    parser.add_argument("--weights", default="0,1,4,16", help="weights of the base score in the blend")
     return parser.parse_args()
 
 
@@ -115,6 +127,70 @@ class RankFusion:
         return None
 
 
+class TimedScorer:
+    """The cross-encoder with each (question, passage) logit cached and its CPU/wall cost recorded."""
+
+    def __init__(self, encoder: CrossEncoder) -> None:
+        self.encoder = encoder
+        self.cache: dict[tuple[str, str], tuple[float, float, float]] = {}  # logit, cpu s, wall s
+
+    def piece_offsets(self, text: str) -> list[tuple[int, int]]:
+        return self.encoder.piece_offsets(text)
+
+    def logits(self, query: str, passages: Sequence[str]) -> list[float]:
+        for passage in passages:
+            if (query, passage) not in self.cache:
+                cpu, wall = time.thread_time(), time.perf_counter()
+                logit = self.encoder.logits(query, [passage])[0]
+                self.cache[query, passage] = (logit, time.thread_time() - cpu, time.perf_counter() - wall)
+        return [self.cache[query, p][0] for p in passages]
+
+    def cost(self, query: str, passages: Sequence[str]) -> tuple[float, float]:
+        return (sum(self.cache[query, p][1] for p in passages), sum(self.cache[query, p][2] for p in passages))
+
+
+class FirstWindow(BestWindow):
+    """The header and the body's first ``pieces`` word pieces: the window selection's ablation."""
+
+    def __call__(self, question: str, content: str, offsets: Callable[[str], list[tuple[int, int]]]) -> str:
+        header, _, body = content.partition("\n")
+        spans = offsets(body)
+        return content if len(spans) <= self.pieces else f"{header}\n{body[: spans[self.pieces - 1][1]]}"
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
+
+
+def window_of(spec: str) -> BestWindow:
+    if spec.startswith("first"):
+        return FirstWindow(int(spec.removeprefix("first")))
+    return BestWindow(int(spec), int(spec) // 4)
+
+
+async def cross_rows(retrieved: Retrieved, files: dict[str, str], args: argparse.Namespace) -> None:
+    scorer = TimedScorer(CrossEncoder.shared(threads=1))
+    for label in args.windows.split(","):
+        window = window_of(label)
+        for top_n in (int(n) for n in args.top.split(",")):
+            costs: list[tuple[float, float]] = []
+            for weight in (float(w) for w in args.weights.split(",")):
+                reranker = CrossEncoderRerank(scorer, top_n=top_n, window=window, base_weight=weight)  # type: ignore[arg-type]
+                print(f"    cross top {top_n:2} window {label:9} + base x{weight:<4} "
+                      f"{(await score(reranker, retrieved, files)).render()}", flush=True)
+                if not costs:
+                    for _, query, candidates in retrieved:
+                        head = (await reranker.base.rerank(query, candidates))[:top_n]
+                        cpu = time.thread_time()
+                        passages = reranker.passages(query, head)
+                        select = time.thread_time() - cpu
+                        read_cpu, read_wall = scorer.cost(query, passages)
+                        costs.append((1000 * (read_cpu + select), 1000 * (read_wall + select)))
+            cpu_ms, wall_ms = [c for c, _ in costs], [w for _, w in costs]
+            print(f"      added per question: CPU mean {statistics.mean(cpu_ms):.0f} / p95 {p95(cpu_ms):.0f} ms, "
+                  f"wall mean {statistics.mean(wall_ms):.0f} / p95 {p95(wall_ms):.0f} ms", flush=True)
+
+
 async def main() -> None:
     args = parse_argv()
     plain, files, fused = await retrieve_gold(args.gold, args.data_dir, LATE_INTERACTION="none")
@@ -143,6 +219,8 @@ async def main() -> None:
     print(f"{args.gold} ({len(late)} answerable rows with sources), data dir {args.data_dir}")
     for name, retrieved, reranker in rows:
         print(f"{name:44} {(await score(reranker, retrieved, files)).render()}")
+    if args.cross:
+        await cross_rows(late, files, args)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ Starts the real aiohttp app on loopback with a fake Slack Web API, sends signed 
 itself), and reports:
 
 * ack latency p50/p95: HTTP request -> response (Slack's contract is 3 s),
-* answer latency p50/p95: request sent -> the ``chat.update`` carrying the answer reaching the
-  fake Slack API,
+* answer latency p50/p95: request sent -> the call that completes the answer reaching the fake
+  Slack API (``chat.stopStream`` of the streamed answer, or the ``chat.update`` / ``chat.postMessage``
+  of the fallback path),
 * that no event was lost or answered twice (a fraction of events is re-delivered as Slack
   retries, with ``X-Slack-Retry-Num``).
 
@@ -44,6 +45,23 @@ from bot.core_service import AnswerService, CoreAnswerService  # noqa: E402
 from bot.settings import BotSettings  # noqa: E402
 from tests.fakes.answer_service import FakeAnswerService  # noqa: E402
 from tests.fakes.slack_api import FakeSlackApi  # noqa: E402
+
+
+def completed_answers(slack: FakeSlackApi) -> list[tuple[str, float]]:
+    """(question's thread ts, when its answer was complete) for every answer, whichever path
+    delivered it: a stream's stop, a placeholder's update, or a direct post of the final answer."""
+    thread_of: dict[str, str] = {}  # message ts (placeholder or stream) -> thread ts
+    done: list[tuple[str, float]] = []
+    for call in slack.calls:
+        ok = call.result.get("ok")
+        if call.method in ("chat.startStream", "chat.postMessage") and ok:
+            thread_of[str(call.result.get("ts"))] = str(call.args.get("thread_ts"))
+            if call.method == "chat.postMessage" and call.args.get("blocks"):  # a final answer, not a placeholder
+                done.append((str(call.args.get("thread_ts")), call.at))
+        elif call.method in ("chat.stopStream", "chat.update") and ok and str(call.args.get("ts")) in thread_of:
+            done.append((thread_of[str(call.args["ts"])], call.at))
+    return done
+
 
 SECRET = "bench-signing-secret"
 BOT_TOKEN = "xoxb-bench"
@@ -221,7 +239,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
     # Wait (bounded) for every answer to reach the fake Slack API.
     def answered() -> int:
-        return len(slack.calls_to("chat.update"))
+        return len(completed_answers(slack))
 
     deadline = time.monotonic() + args.settle_s
     try:
@@ -230,18 +248,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         pass  # reported below as lost events
     await parts.tasks.drain(within_s=max(1.0, deadline - time.monotonic()))
 
-    placeholder_to_event = {
-        call.result.get("ts"): call.args.get("thread_ts") for call in slack.calls_to("chat.postMessage")
-    }
     answers_per_event: dict[str, int] = {}
     answer_latency: list[float] = []
-    for call in slack.calls_to("chat.update"):
-        event_ts = placeholder_to_event.get(call.args.get("ts"))
-        if event_ts is None:
-            continue
+    for event_ts, at in completed_answers(slack):
         answers_per_event[event_ts] = answers_per_event.get(event_ts, 0) + 1
-        if answers_per_event[event_ts] == 1:
-            answer_latency.append(call.at - sent_at[event_ts])
+        if answers_per_event[event_ts] == 1 and event_ts in sent_at:
+            answer_latency.append(at - sent_at[event_ts])
 
     summary = {
         "service": service_label,

@@ -136,6 +136,7 @@ class Answerer:
             hr_contact=answer.hr_contact or self.settings.hr_contact_url,
             query_id=answer.query_id or edge_id,
             answer=answer,
+            footer="" if answer.abstained else self.settings.answer_footer,
         )
 
     def reply_for(self, answer: Answer) -> Reply:

@@ -62,6 +62,11 @@ def number_citations(answer: Answer) -> tuple[str, list[Source]]:
     return text.strip(), sources
 
 
+def hr_markdown(hr_contact: str) -> str:
+    """The HR contact line in Markdown (Teams cards and messages)."""
+    return f"Questions about your situation? [Contact HR]({hr_contact})"
+
+
 def plain_text(answer_text: str, limit: int = 280) -> str:
     """Marker-free text for notifications and fallbacks."""
     text = MARKER_RE.sub("", answer_text)

@@ -1,12 +1,18 @@
 """The reply model: what the platforms render. Renderers (Slack blocks, Teams cards) import only
-this module; it knows the core's ``Answer`` and nothing of how a question was decided."""
+this module; it knows the core's ``Answer`` and nothing of how a question was decided.
+
+Every sentence a user reads about an answer (not a platform's chrome) is written here once: the
+footer comes from settings, and an abstention's help from the facts the core found under the
+asker's access filter (``Answer.abstain_detail``), so both platforms say the same thing.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 
-from rag_core.types import Answer
+from rag_core.types import AbstainDetail, Answer
 
 PRIVATE_NOTE = "I've sent you a private answer that uses documents only you can see."
 TOO_LARGE_NOTE = (
@@ -20,6 +26,46 @@ RATE_LIMITED_TEXT = (
     "You're asking questions faster than I can answer them (limit: {limit} a minute). "
     "Please wait a minute and ask again."
 )
+
+
+NOT_YET_EFFECTIVE_TEXT = (
+    "“{title}” covers this, but it only takes effect on {day}. I can answer from it from that day; "
+    "until then, HR can tell you what applies now."
+)
+CONFLICT_TEXT = "These documents disagree on this: {titles}. HR can tell you which one applies to you."
+SELF_CONFLICT_TEXT = "“{title}” states different amounts for this. HR can tell you which one applies to you."
+REPHRASE_TEXT = (
+    "The closest topic I found is “{section}” in “{title}”. If that is what you meant, try asking: "
+    "“What does the {title} say about {topic}?”"
+)
+
+
+def long_date(day: date) -> str:
+    """"January 1, 2027": unambiguous whatever the reader's date convention."""
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def _titles(titles: list[str]) -> str:
+    quoted = [f"“{t}”" for t in titles]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def abstention_help(detail: AbstainDetail | None) -> list[str]:
+    """What an abstention may add to its text. Only ever names documents the core found under the
+    asker's (and audience's) access filter; nothing for "no access", so it hints at nothing."""
+    if detail is None:
+        return []
+    if detail.not_yet_effective is not None:
+        doc = detail.not_yet_effective
+        return [NOT_YET_EFFECTIVE_TEXT.format(title=doc.title, day=long_date(doc.effective_date))]
+    if len(detail.conflicting) == 1:
+        return [SELF_CONFLICT_TEXT.format(title=detail.conflicting[0].title)]
+    if detail.conflicting:
+        return [CONFLICT_TEXT.format(titles=_titles([d.title for d in detail.conflicting]))]
+    if detail.near_topic is not None:
+        near = detail.near_topic
+        return [REPHRASE_TEXT.format(section=near.section, title=near.title, topic=near.section.lower())]
+    return []
 
 
 class ReplyKind(StrEnum):
@@ -37,10 +83,19 @@ class Reply:
     hr_contact: str
     query_id: str
     answer: Answer | None = None
+    footer: str = ""  # shown under an answer (settings: ANSWER_FOOTER); empty for everything else
 
     @property
     def abstained(self) -> bool:
         return self.answer is None or self.answer.abstained
+
+    @property
+    def help(self) -> list[str]:
+        """An abstention's helpful sentences (a later document, the documents that disagree, a
+        covered topic to rephrase towards); empty for answers and for the edge's own replies."""
+        if self.kind != ReplyKind.ANSWER or self.answer is None or not self.answer.abstained:
+            return []
+        return abstention_help(self.answer.abstain_detail)
 
     @property
     def shows_sources(self) -> bool:

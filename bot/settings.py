@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 
 from rag_core.settings import CoreSettings
 
@@ -21,6 +21,19 @@ DEV_RBAC_SIGNING_KEY = "dev-only-rbac-key-change-me"
 MIN_ADMIN_TOKEN_CHARS = 24
 # Opt-in question text in the report is kept at most this long, whatever is configured.
 MAX_REPORT_QUESTION_DAYS = 30
+DEFAULT_ANSWER_FOOTER = (
+    "AI-generated from the official plan documents; the plan documents govern — "
+    "a summary is not a guarantee of coverage."
+)
+# Real questions the sample corpus answers for an ordinary employee (corpus/gold.jsonl has longer
+# forms); each fits a Teams command title (32 characters) so the manifest can offer the same ones.
+DEFAULT_SUGGESTED_PROMPTS = (
+    "What's the PPO deductible?",
+    "How long is paid parental leave?",
+    "What's the eye exam copay?",
+    "How big is the wellness stipend?",
+)
+MAX_SUGGESTED_PROMPTS = 4  # assistant.threads.setSuggestedPrompts takes at most four
 MIN_RBAC_KEY_CHARS = 32  # an HMAC-SHA256 key: at least 32 characters of a random secret
 # Values copied from docs and examples rather than generated (compared case-blind, also as substrings
 # for the longer marker words, so "changeme-please-0123456789012345678" is refused too).
@@ -109,6 +122,20 @@ class BotSettings(CoreSettings):
     report_question_days: int = Field(
         default=7, ge=1, le=MAX_REPORT_QUESTION_DAYS, alias="REPORT_QUESTION_DAYS"
     )
+
+    # The answer as an AI assistant (both platforms)
+    answer_footer: str = Field(default=DEFAULT_ANSWER_FOOTER, alias="ANSWER_FOOTER")
+    suggested_prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUGGESTED_PROMPTS),
+                                         alias="SUGGESTED_PROMPTS")
+    slack_streaming: bool = Field(default=True, alias="SLACK_STREAMING")
+
+    @field_validator("suggested_prompts")
+    @classmethod
+    def _few_real_prompts(cls, value: list[str]) -> list[str]:
+        prompts = [p.strip() for p in value if p.strip()]
+        if len(prompts) > MAX_SUGGESTED_PROMPTS:
+            raise ValueError(f"SUGGESTED_PROMPTS: Slack shows at most {MAX_SUGGESTED_PROMPTS} prompts")
+        return prompts
 
     # ----- derived views -------------------------------------------------------------
     @property

@@ -1,8 +1,11 @@
-"""Rerank stage behind one Protocol: identity, a local lexical-dense blend, or Cohere Rerank."""
+"""Rerank stage behind one Protocol: identity, MaxSim + cosine, a local lexical-dense blend, a local
+cross-encoder over the head of the MaxSim order, or Cohere Rerank."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import math
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -157,3 +160,80 @@ class CohereReranker:
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+class PairScorer(Protocol):
+    """A cross-encoder: reads the question and a passage together (rag_core.models.cross.CrossEncoder)."""
+
+    def logits(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+    def piece_offsets(self, text: str) -> list[tuple[int, int]]: ...
+
+
+class BestWindow:
+    """The part of a chunk worth reading: its first line (document title and section heading, written
+    by the chunker) plus the window of ``pieces`` word pieces of the body that covers the most of the
+    question's vocabulary (weighted by rarity among the windows). Costs a tokenizer pass and a few
+    term bags, so a cross-encoder reads ~``pieces`` pieces per chunk instead of the whole chunk."""
+
+    def __init__(self, pieces: int = 128, stride: int = 32) -> None:
+        if pieces < 16 or not 0 < stride <= pieces:
+            raise ValueError("window pieces must be >= 16 and 0 < stride <= pieces")
+        self.pieces = pieces
+        self.stride = stride
+
+    def __call__(self, question: str, content: str, offsets: Callable[[str], list[tuple[int, int]]]) -> str:
+        header, _, body = content.partition("\n")
+        if not body:
+            header, body = "", content
+        spans = offsets(body)
+        if len(spans) <= self.pieces:
+            return content
+        starts = list(range(0, len(spans) - self.pieces + 1, self.stride))
+        if starts[-1] != len(spans) - self.pieces:
+            starts.append(len(spans) - self.pieces)
+        windows = [body[spans[s][0]:spans[s + self.pieces - 1][1]] for s in starts]
+        query = set(terms(question))
+        bags = [frozenset(terms(w)) for w in windows]
+        idf = local_idf(query, bags)
+        # Earliest window wins ties: the chunk's start is where its section says what it is about.
+        best = max(range(len(windows)), key=lambda i: (sum(idf[t] for t in query if t in bags[i]), -i))
+        return f"{header}\n{windows[best]}" if header else windows[best]
+
+
+class CrossEncoderRerank:
+    """Reads the first ``top_n`` candidates of ``base``'s order (MaxSim + cosine by default) with a
+    cross-encoder, on each chunk's header plus its best window (``BestWindow``), and reorders them
+    by the cross-encoder's probability plus ``base_weight`` × the base score; the rest keep the base
+    order below them. Cost is ``top_n`` model runs of ~window pieces per question, off the event loop.
+    ``top_n``, the window and the weight come from benchmarks/rerank_sweep.py ("Cross-encoder rerank")."""
+
+    name = "cross"
+
+    def __init__(self, scorer: PairScorer, *, top_n: int = 10, window: BestWindow | None = None,
+                 base: Reranker | None = None, base_weight: float = 0.0) -> None:
+        self.scorer = scorer
+        self.top_n = top_n
+        self.window = window or BestWindow()
+        self.base = base or LateDenseBlend()
+        self.base_weight = base_weight
+
+    def passages(self, question: str, candidates: Sequence[Candidate]) -> list[str]:
+        return [self.window(question, c.content, self.scorer.piece_offsets) for c in candidates]
+
+    def _read(self, question: str, head: Sequence[Candidate]) -> list[float]:
+        logits = self.scorer.logits(question, self.passages(question, head))
+        return [1.0 / (1.0 + math.exp(-x)) for x in logits]
+
+    async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        ordered = await self.base.rerank(question, candidates)
+        head, tail = ordered[: self.top_n], ordered[self.top_n:]
+        if not head:
+            return ordered
+        probabilities = await asyncio.to_thread(self._read, question, head)
+        rescored = [c.model_copy(update={"rerank_score": p + self.base_weight * (c.rerank_score or 0.0)})
+                    for c, p in zip(head, probabilities, strict=True)]
+        return sorted(rescored, key=lambda c: (-(c.rerank_score or 0.0), c.chunk_id)) + tail
+
+    async def aclose(self) -> None:
+        await self.base.aclose()

@@ -25,6 +25,12 @@ DEFAULT_CUTOFFS: dict[str, float] = {
     "bge-small-en-v1.5": 0.61,  # benefitsbot eval corpus/gold.jsonl --calibrate (see benchmarks/README.md)
 }
 
+# With the reader on, the dense gate is only a coarse floor (the reader decides answerability):
+# tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl (0.30 and 0.20 measure the same; the higher kept).
+DEFAULT_READER_CUTOFFS: dict[str, float] = {
+    "all-MiniLM-L6-v2": 0.30,
+}
+
 # A question with a word no visible document contains ("pet insurance", "funeral") is usually
 # about something the documents do not cover; it is answered only when the documents match it this
 # strongly anyway ("...if I pick the HDHP?"). Calibrated on corpus/gold.jsonl: just above the best
@@ -33,6 +39,12 @@ DEFAULT_CUTOFFS: dict[str, float] = {
 DEFAULT_UNKNOWN_WORD_CUTOFFS: dict[str, float] = {
     "bge-small-en-v1.5": 0.77,
 }
+
+# The answerability gate: the best cross-encoder logit (ms-marco-MiniLM-L-12-v2) among the context
+# sentences the reader read. `benefitsbot eval gold+chat-dev --calibrate --signal reader` on the
+# bge-small + ColBERT retrieval (tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl; it was -1.25 on
+# the earlier MiniLM retrieval; benchmarks/README.md "Reading models"). Re-run it when retrieval changes.
+DEFAULT_READER_MIN_SCORE = 2.75
 
 DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
     "low_similarity": "I couldn't find this in the official benefits documents, so I won't guess.",
@@ -68,13 +80,23 @@ class CoreSettings(BaseSettings):
     local_model_threads: int | None = Field(default=None, ge=1, alias="LOCAL_MODEL_THREADS")
     generator: str = Field(default="auto", alias="GENERATOR")  # auto | extractive | openai
     cohere_api_key: SecretStr | None = Field(default=None, alias="COHERE_API_KEY")
-    reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | late | lexical | cohere
+    reranker: str = Field(default="auto", alias="RERANKER")  # auto | none | late | cross | lexical | cohere
+    # RERANKER=cross: how many of the MaxSim + cosine order the cross-encoder reads, and how many word
+    # pieces of each chunk's body (the best-matching window) it reads with the title and heading.
+    cross_rerank_top_n: int = Field(default=10, ge=1, le=30, alias="CROSS_RERANK_TOP_N")
+    cross_rerank_window: int = Field(default=128, ge=32, le=480, alias="CROSS_RERANK_WINDOW")
     # Token vectors stored with every chunk; the fused candidates are rescored by MaxSim inside Qdrant.
     late_interaction: Literal["colbert", "none"] = Field(default="colbert", alias="LATE_INTERACTION")
 
     # Retrieval contract
     similarity_cutoff: float | None = Field(default=None, alias="SIMILARITY_CUTOFF")
     unknown_word_cutoff: float | None = Field(default=None, alias="UNKNOWN_WORD_CUTOFF")
+    # The reader (rag_core.reading): a cross-encoder picks the answer sentences and decides
+    # answerability. cross-encoder | none (none: word-overlap picking and the topic gate).
+    reader: str = Field(default="cross-encoder", alias="READER")
+    reader_min_score: float = Field(default=DEFAULT_READER_MIN_SCORE, alias="READER_MIN_SCORE")
+    reader_keep: int = Field(default=12, alias="READER_KEEP")
+    near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")
@@ -104,10 +126,13 @@ class CoreSettings(BaseSettings):
         """An override of one reason keeps the spec's text for the others."""
         return {**DEFAULT_ABSTAIN_TEXTS, **value}
 
-    def cutoff_for(self, model_name: str) -> float:
-        """The similarity gate for ``model_name``: an explicit setting wins over the calibrated table."""
+    def cutoff_for(self, model_name: str, *, reading: bool = False) -> float:
+        """The similarity gate for ``model_name``: an explicit setting wins over the calibrated table;
+        with the reader on (``reading``), the lower floor measured for that model, if any."""
         if self.similarity_cutoff is not None:
             return self.similarity_cutoff
+        if reading and model_name in DEFAULT_READER_CUTOFFS:
+            return DEFAULT_READER_CUTOFFS[model_name]
         return DEFAULT_CUTOFFS.get(model_name, 0.5)
 
     def unknown_word_cutoff_for(self, model_name: str) -> float | None:

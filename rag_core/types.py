@@ -89,6 +89,40 @@ class Citation(BaseModel):
     score: float
 
 
+class DocumentRef(BaseModel):
+    """A document named to the asker in an abstention (only ever one they may see)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document_id: str
+    title: str
+    effective_date: date
+
+
+class NearTopic(BaseModel):
+    """A covered topic (document and section) that a not-found question came close to."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document_id: str
+    title: str
+    section: str
+
+
+class AbstainDetail(BaseModel):
+    """Facts that make an abstention useful, every one found under the asker's access filter.
+
+    At most one is set: a document not yet in effect that covers the question, the documents
+    that disagree, or the covered topic a not-found question came close to.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    not_yet_effective: DocumentRef | None = None
+    conflicting: tuple[DocumentRef, ...] = ()
+    near_topic: NearTopic | None = None
+
+
 class Answer(BaseModel):
     """What the core returns for every question: an answer with citations, or a clean abstention."""
 
@@ -97,6 +131,7 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     abstained: bool
     abstain_reason: AbstainReason | None = None
+    abstain_detail: AbstainDetail | None = None  # why, in terms the asker may see (abstentions only)
     hr_contact: str
     model: str
     retrieved: list[str] = Field(default_factory=list)  # chunk ids of the candidates before the cut

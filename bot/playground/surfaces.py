@@ -86,6 +86,12 @@ def _slack_element(element: Any) -> Markup:
             element.get("action_id", ""), _slack_text_object(element.get("text")))
     if kind == "image":
         return Markup('<span class="image">[image: {}]</span>').format(element.get("alt_text", ""))
+    if kind == "feedback_buttons":  # Slack's native thumbs: 👍 / 👎 icons with their labels as titles
+        buttons = [(element.get("positive_button"), "👍"), (element.get("negative_button"), "👎")]
+        return Markup(" ").join(
+            Markup('<span class="button" title="{}">{}</span>').format(
+                (b.get("text") or {}).get("text", "") if isinstance(b, dict) else "", icon)
+            for b, icon in buttons if isinstance(b, dict))
     return Markup('<span class="unsupported">[{}]</span>').format(kind)
 
 
@@ -100,7 +106,7 @@ def _slack_block(block: Any) -> Markup:
     if kind == "context":
         items = Markup(" ").join(_slack_element(e) for e in block.get("elements") or [])
         return Markup('<div class="sk-context">{}</div>').format(items)
-    if kind == "actions":
+    if kind in ("actions", "context_actions"):
         items = Markup(" ").join(_slack_element(e) for e in block.get("elements") or [])
         return Markup('<div class="sk-actions">{}</div>').format(items)
     if kind == "header":

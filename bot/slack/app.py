@@ -1,9 +1,10 @@
 """Slack listeners on an async slack-bolt app, served from aiohttp (and Socket Mode when configured).
 
 Every request is acknowledged at once (bolt acks events before running listeners; commands
-and actions call ``ack()`` first); the answer is computed in a tracked background task, posted
-as "Looking this up…" in the thread and then updated in place. Retried deliveries are dropped
-by an ``event_id`` claim in the store, so a retry storm yields exactly one answer.
+and actions call ``ack()`` first); the answer is computed in a tracked background task while the
+thread shows a status line, then streamed into the thread (bot/slack/delivery.py). Retried
+deliveries are dropped by an ``event_id`` claim in the store, so a retry storm yields exactly one
+answer. The DM behaves as a Slack AI app (bot/slack/assistant.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,18 @@ from bot.errors import IdentityLookupError
 from bot.observability import Metrics
 from bot.reply import Outcome, ReplyKind
 from bot.settings import BotSettings
-from bot.slack.blocks import FEEDBACK_DOWN, FEEDBACK_UP, LOOKING_UP, SHARE_ACTION, escape, render
+from bot.slack.assistant import DmAssistant
+from bot.slack.blocks import (
+    FEEDBACK_ACTION,
+    FEEDBACK_DOWN,
+    FEEDBACK_UP,
+    LOOKING_UP,
+    SHARE_ACTION,
+    escape,
+    parse_feedback_value,
+    render,
+)
+from bot.slack.delivery import NO_UNFURL, Capabilities, Thread, ThreadWriter
 from bot.slack.directory import SlackDirectory
 from bot.store import Store
 from bot.tasks import BackgroundTasks
@@ -39,7 +51,6 @@ from bot.tasks import BackgroundTasks
 log = logging.getLogger(__name__)
 
 PLATFORM = "slack"
-NO_UNFURL: dict[str, Any] = {"unfurl_links": False, "unfurl_media": False}
 _USER_SUBTYPES = {"file_share", "thread_broadcast"}
 
 SHARE_REFUSED = (
@@ -96,12 +107,15 @@ class SlackEdge:
             logger=logging.getLogger("bot.slack.bolt"),
         )
         self._socket_handler: Any = None
+        self.capabilities = Capabilities()
+        self.assistant = DmAssistant(client, store, tasks, settings.suggested_prompts, self._on_message)
         self._register()
 
     # ----- wiring --------------------------------------------------------------------------
     def _register(self) -> None:
         app = self.bolt
-        app.middleware(self._count_and_dedupe)
+        app.middleware(self._count_and_dedupe)  # first: a retried delivery reaches nothing else
+        self.assistant.register(app)
         app.event("app_mention")(self._on_app_mention)
         app.event("message")(self._on_message)
         for name in ("subteam_members_changed", "subteam_updated", "subteam_created"):
@@ -109,7 +123,8 @@ class SlackEdge:
         app.event("user_change")(self._on_user_change)
         app.command("/benefits")(self._on_command)
         app.action(SHARE_ACTION)(self._on_share)
-        app.action(FEEDBACK_UP)(self._on_feedback)
+        app.action(FEEDBACK_ACTION)(self._on_feedback)
+        app.action(FEEDBACK_UP)(self._on_feedback)  # buttons on messages sent before feedback_buttons
         app.action(FEEDBACK_DOWN)(self._on_feedback)
 
     async def handle_http(self, request: web.Request) -> web.Response:
@@ -164,61 +179,67 @@ class SlackEdge:
 
     # ----- events ------------------------------------------------------------------------------
     async def _on_message(self, event: dict[str, Any], context: dict[str, Any]) -> None:
+        """A DM: a top-level message (agent messaging experience), a reply in a DM thread, or a
+        message in an assistant-view thread (routed here by bolt's Assistant middleware)."""
         if event.get("channel_type") != "im" or is_ignored(event, context.get("bot_user_id")):
             return
-        self._spawn_thread_answer(event, context.get("bot_user_id"), shared=False)
+        self._spawn_thread_answer(event, context, shared=False)
 
     async def _on_app_mention(self, event: dict[str, Any], context: dict[str, Any]) -> None:
         if is_ignored(event, context.get("bot_user_id")):
             return
         if str(event.get("channel", "")).startswith("D"):
             return  # a DM: the message.im listener answers it
-        self._spawn_thread_answer(event, context.get("bot_user_id"), shared=True)
+        self._spawn_thread_answer(event, context, shared=True)
 
-    def _spawn_thread_answer(self, event: dict[str, Any], bot_user_id: str | None, *, shared: bool) -> None:
+    def _spawn_thread_answer(self, event: dict[str, Any], context: dict[str, Any], *, shared: bool) -> None:
+        thread = Thread(
+            channel=str(event["channel"]),
+            thread_ts=str(event.get("thread_ts") or event["ts"]),
+            user=str(event["user"]),
+            # recipient_team_id for streams; an org-wide install has only the enterprise id (as in bolt's say_stream)
+            team=context.get("team_id") or context.get("enterprise_id") or event.get("team"),
+        )
         self.tasks.spawn(
             self._answer_in_thread(
-                channel=str(event["channel"]),
-                user=str(event["user"]),
-                text=str(event.get("text") or ""),
-                thread=str(event.get("thread_ts") or event["ts"]),
-                bot_user_id=bot_user_id,
-                shared=shared,
+                thread, text=str(event.get("text") or ""), bot_user_id=context.get("bot_user_id"), shared=shared
             ),
             name=f"slack-answer-{event.get('ts')}",
         )
 
-    async def _answer_in_thread(
-        self, *, channel: str, user: str, text: str, thread: str, bot_user_id: str | None, shared: bool
-    ) -> None:
+    async def _answer_in_thread(self, thread: Thread, *, text: str, bot_user_id: str | None, shared: bool) -> None:
+        writer = ThreadWriter(
+            self.client, thread, self.capabilities, self.metrics, stream=self.settings.slack_streaming
+        )
         try:
-            placeholder = await self.client.chat_postMessage(
-                channel=channel, thread_ts=thread, text=LOOKING_UP, **NO_UNFURL
-            )
+            await writer.begin()
         except SlackApiError as exc:
             self.metrics.errors.labels(PLATFORM, "post_failed").inc()
             log.error("could not post in channel (%s); question dropped", exc.response.get("error"))
             return
-        placeholder_ts = str(placeholder["ts"])
+        question = strip_bot_mention(text, bot_user_id)
+        if not shared:
+            await self.assistant.title(thread.channel, thread.thread_ts, question)
         try:
             outcome = await self._outcome(
-                strip_bot_mention(text, bot_user_id),
-                user,
-                channel=channel if shared else None,
+                question,
+                thread.user,
+                channel=thread.channel if shared else None,
                 bot_user_id=bot_user_id,
-                thread_key=f"{PLATFORM}:{channel}:{thread}",
+                thread_key=f"{PLATFORM}:{thread.channel}:{thread.thread_ts}",
             )
             if outcome.private is not None:
                 ptext, pblocks = render(outcome.private)
                 await self.client.chat_postEphemeral(
-                    channel=channel, user=user, thread_ts=thread, text=ptext, blocks=pblocks, **NO_UNFURL
+                    channel=thread.channel, user=thread.user, thread_ts=thread.thread_ts, text=ptext, blocks=pblocks,
+                    **NO_UNFURL,
                 )
-            body, blocks = render(outcome.public, note=outcome.note)
-        except Exception:  # noqa: BLE001 - never leave "Looking this up…" or show a trace
+            reply, note = outcome.public, outcome.note
+        except Exception:  # noqa: BLE001 - never leave the status or "Looking this up…", never show a trace
             log.exception("answering in thread failed")
             self.metrics.errors.labels(PLATFORM, "internal").inc()
-            body, blocks = render(self.answerer.apology("-"))
-        await self._update(channel, placeholder_ts, thread, body, blocks)
+            reply, note = self.answerer.apology("-"), None
+        await writer.finish(reply, note=note)
 
     async def _outcome(
         self,
@@ -243,21 +264,6 @@ class SlackEdge:
         return await self.answerer.ask(
             question, asker, platform=PLATFORM, user_id=user, audience=audience, thread_key=thread_key
         )
-
-    async def _update(
-        self, channel: str, ts: str, thread: str, text: str, blocks: list[dict[str, Any]]
-    ) -> None:
-        try:
-            await self.client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks, **NO_UNFURL)
-        except SlackApiError as exc:
-            log.warning("chat.update failed (%s); posting a new reply", exc.response.get("error"))
-            try:
-                await self.client.chat_postMessage(
-                    channel=channel, thread_ts=thread, text=text, blocks=blocks, **NO_UNFURL
-                )
-            except SlackApiError as exc2:
-                self.metrics.errors.labels(PLATFORM, "post_failed").inc()
-                log.error("could not post the answer (%s)", exc2.response.get("error"))
 
     async def _on_usergroups_changed(self) -> None:
         await self.directory.invalidate_usergroups()
@@ -371,9 +377,13 @@ class SlackEdge:
         self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], action: dict[str, Any]
     ) -> None:
         await ack()
-        vote = "up" if action.get("action_id") == FEEDBACK_UP else "down"
+        value = str(action.get("value") or "")
+        if action.get("action_id") == FEEDBACK_ACTION:
+            vote, query_id = parse_feedback_value(value)
+        else:
+            vote, query_id = ("up" if action.get("action_id") == FEEDBACK_UP else "down"), value
         user = str((body.get("user") or {}).get("id") or "")
-        recorded = await self.answerer.record_feedback(PLATFORM, user, str(action.get("value") or ""), vote)
+        recorded = await self.answerer.record_feedback(PLATFORM, user, query_id, vote)
         if recorded and body.get("response_url"):
             self.tasks.spawn(
                 self._respond(

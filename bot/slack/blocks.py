@@ -1,7 +1,13 @@
 """Block Kit rendering of answers, abstentions and notices.
 
 Kept apart from the listeners so what users see can be tested without Slack, and so one
-function decides what an abstention may show: its text and the HR contact, nothing else.
+function decides what an abstention may show: its text, the help the reply model gives (only ever
+documents the asker may see) and the HR contact, nothing else.
+
+A reply is a *body* (the answer or abstention text) and its *closing blocks* (sources, notices, HR
+contact, footer, native feedback buttons). A streamed answer sends the body as standard Markdown
+(``markdown_text``) and the closing blocks with ``chat.stopStream``; a posted or updated one puts
+the body in mrkdwn sections above the same closing blocks.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ SECTION_LIMIT = 2900  # Slack caps a section's text at 3000 characters
 
 Block = dict[str, Any]
 
+FEEDBACK_ACTION = "answer_feedback"  # the native feedback_buttons element
+# Thumbs buttons of messages posted before the native feedback buttons: still handled, never sent.
 FEEDBACK_UP = "feedback_up"
 FEEDBACK_DOWN = "feedback_down"
 SHARE_ACTION = "share_in_channel"
+MARKDOWN_TEXT_LIMIT = 12_000  # chat.startStream / appendStream / stopStream markdown_text
 
 
 def escape(text: str) -> str:
@@ -70,23 +79,36 @@ def _context(text: str) -> Block:
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
 
 
+def feedback_value(vote: str, query_id: str) -> str:
+    return f"{vote}:{query_id}"
+
+
+def parse_feedback_value(value: str) -> tuple[str, str]:
+    """("up" | "down", query id) from a feedback button's value; ("", "") when malformed."""
+    vote, sep, query_id = value.partition(":")
+    return (vote, query_id) if sep else ("", "")
+
+
 def feedback_block(query_id: str) -> Block:
+    """Slack's native thumbs (a ``feedback_buttons`` element in a ``context_actions`` block)."""
     return {
-        "type": "actions",
+        "type": "context_actions",
         "block_id": "feedback",
         "elements": [
             {
-                "type": "button",
-                "action_id": FEEDBACK_UP,
-                "text": {"type": "plain_text", "text": "👍"},
-                "value": query_id,
-            },
-            {
-                "type": "button",
-                "action_id": FEEDBACK_DOWN,
-                "text": {"type": "plain_text", "text": "👎"},
-                "value": query_id,
-            },
+                "type": "feedback_buttons",
+                "action_id": FEEDBACK_ACTION,
+                "positive_button": {
+                    "text": {"type": "plain_text", "text": "Helpful"},
+                    "accessibility_label": "This answer was helpful",
+                    "value": feedback_value("up", query_id),
+                },
+                "negative_button": {
+                    "text": {"type": "plain_text", "text": "Not helpful"},
+                    "accessibility_label": "This answer was not helpful",
+                    "value": feedback_value("down", query_id),
+                },
+            }
         ],
     }
 
@@ -119,45 +141,58 @@ def share_button(question: str) -> Block | None:
     }
 
 
-def answer_blocks(reply: Reply, *, note: str | None = None, share_question: str | None = None) -> list[Block]:
-    """An answer with numbered sources, notices, HR contact and feedback buttons."""
-    assert reply.answer is not None
-    text, sources = number_citations(reply.answer)
-    blocks = _sections(to_mrkdwn(text))
-    if sources:
-        lines = "\n".join(_source_line(s) for s in sources)
-        blocks.extend(_sections(f"*Sources*\n{lines}"))
-    for notice in reply.answer.notices:
-        blocks.append(_context(f":warning: {escape(notice)}"))
+def closing_blocks(reply: Reply, *, note: str | None = None, share_question: str | None = None) -> list[Block]:
+    """What follows the body: numbered sources, notices, the note, the HR contact, the footer and
+    the feedback buttons for an answer; the help, the note and the HR contact for an abstention."""
+    blocks: list[Block] = []
+    if reply.kind == ReplyKind.ANSWER and reply.shows_sources:
+        assert reply.answer is not None
+        _, sources = number_citations(reply.answer)
+        if sources:
+            lines = "\n".join(_source_line(s) for s in sources)
+            blocks.extend(_sections(f"*Sources*\n{lines}"))
+        blocks.extend(_context(f":warning: {escape(n)}") for n in reply.answer.notices)
+        if note:
+            blocks.append(_context(escape(note)))
+        blocks.append(_context(hr_line(reply.hr_contact)))
+        if reply.footer:
+            blocks.append(_context(escape(reply.footer)))
+        blocks.append(feedback_block(reply.query_id))
+        share = share_button(share_question) if share_question else None
+        if share is not None:  # None: the question does not fit a button's value
+            blocks.append(share)
+        return blocks
+    blocks.extend(_sections("\n".join(escape(h) for h in reply.help)))
     if note:
         blocks.append(_context(escape(note)))
-    blocks.append(_context(hr_line(reply.hr_contact)))
-    blocks.append(feedback_block(reply.query_id))
-    share = share_button(share_question) if share_question else None
-    if share is not None:
-        blocks.append(share)
+    if reply.kind not in (ReplyKind.NOTICE, ReplyKind.RATE_LIMITED):
+        blocks.append(_context(hr_line(reply.hr_contact)))
     return blocks
 
 
-def abstention_blocks(text: str, hr_contact: str, *, note: str | None = None) -> list[Block]:
-    """An abstention shows its text and the HR contact, nothing else (no sources, no hints)."""
-    blocks = _sections(escape(text))
-    if note:
-        blocks.append(_context(escape(note)))
-    blocks.append(_context(hr_line(hr_contact)))
-    return blocks
+def body_markdown(reply: Reply) -> str:
+    """The body as standard Markdown for ``markdown_text`` (Slack renders it literally: mrkdwn
+    control sequences such as ``<!channel>`` are plain text there, so nothing is escaped)."""
+    if reply.kind == ReplyKind.ANSWER and reply.shows_sources:
+        assert reply.answer is not None
+        return number_citations(reply.answer)[0]
+    return reply.text
+
+
+def body_blocks(reply: Reply) -> list[Block]:
+    """The body as mrkdwn sections (posted and updated messages, ``/benefits``)."""
+    if reply.kind == ReplyKind.ANSWER and reply.shows_sources:
+        return _sections(to_mrkdwn(body_markdown(reply)))
+    return _sections(escape(reply.text))
+
+
+def fallback_text(reply: Reply) -> str:
+    """Marker-free text for notifications and clients that show no blocks."""
+    return plain_text(reply.answer.answer if reply.shows_sources and reply.answer else reply.text)
 
 
 def render(
     reply: Reply, *, note: str | None = None, share_question: str | None = None
 ) -> tuple[str, list[Block]]:
-    """(fallback text, blocks) for any reply."""
-    if reply.kind == ReplyKind.ANSWER and reply.shows_sources:
-        assert reply.answer is not None
-        return plain_text(reply.answer.answer), answer_blocks(reply, note=note, share_question=share_question)
-    if reply.kind == ReplyKind.NOTICE or reply.kind == ReplyKind.RATE_LIMITED:
-        blocks = _sections(escape(reply.text))
-        if note:
-            blocks.append(_context(escape(note)))
-        return plain_text(reply.text), blocks
-    return plain_text(reply.text), abstention_blocks(reply.text, reply.hr_contact, note=note)
+    """(fallback text, blocks) for any reply posted or updated in one go."""
+    return fallback_text(reply), body_blocks(reply) + closing_blocks(reply, note=note, share_question=share_question)

@@ -24,7 +24,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.answering import Answerer
 from bot.devmode import DevDirectory
 from bot.slack.app import FEEDBACK_THANKS, PLATFORM, is_ignored, strip_bot_mention
-from bot.slack.blocks import FEEDBACK_DOWN, FEEDBACK_UP, render
+from bot.slack.blocks import FEEDBACK_ACTION, FEEDBACK_DOWN, FEEDBACK_UP, parse_feedback_value, render
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +96,14 @@ class DevSlackResponder:
             return web.json_response({"error": "payload is not JSON"}, status=400)
         actions = payload.get("actions") or [] if isinstance(payload, dict) else []
         action = actions[0] if actions and isinstance(actions[0], dict) else {}
-        if action.get("action_id") not in (FEEDBACK_UP, FEEDBACK_DOWN):
+        value = str(action.get("value") or "")
+        if action.get("action_id") == FEEDBACK_ACTION:  # the native feedback_buttons: "up:<query id>"
+            vote, query_id = parse_feedback_value(value)
+        elif action.get("action_id") in (FEEDBACK_UP, FEEDBACK_DOWN):
+            vote, query_id = ("up" if action.get("action_id") == FEEDBACK_UP else "down"), value
+        else:
             return web.Response(status=200)
-        vote = "up" if action.get("action_id") == FEEDBACK_UP else "down"
         user = str((payload.get("user") or {}).get("id") or "UDEV")
-        if await self.answerer.record_feedback(PLATFORM, user, str(action.get("value") or ""), vote):
+        if await self.answerer.record_feedback(PLATFORM, user, query_id, vote):
             return web.json_response({"response_type": "ephemeral", "text": FEEDBACK_THANKS})
         return web.json_response({"error": "malformed feedback"}, status=400)

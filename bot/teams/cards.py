@@ -1,6 +1,8 @@
-"""Adaptive Cards for Teams: the answer, numbered sources, HR contact and feedback buttons.
+"""Adaptive Cards for Teams channels: the answer, numbered sources, HR contact, footer and
+feedback buttons (channels support neither the AI label, citation entities nor the native feedback
+loop; 1:1 and group chats get those, see ai_message.py).
 
-An abstention card carries its text and the HR contact only, like Slack's.
+An abstention card carries its text, the reply model's help and the HR contact only, like Slack's.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from typing import Any
 
 from botbuilder.schema import Activity, ActivityTypes, Attachment
 
-from bot.render import Source, number_citations, plain_text
+from bot.render import Source, hr_markdown, number_citations, plain_text
 from bot.reply import Reply, ReplyKind
 
 CARD_CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
@@ -26,10 +28,6 @@ def _source_line(source: Source) -> str:
     label = f"{source.title}, p. {source.page}" if source.page else source.title
     label = label.replace("[", "(").replace("]", ")")
     return f"[{source.number}] [{label}]({source.link})" if source.link else f"[{source.number}] {label}"
-
-
-def hr_text(hr_contact: str) -> str:
-    return f"Questions about your situation? [Contact HR]({hr_contact})"
 
 
 def _card(body: list[dict[str, Any]], actions: list[dict[str, Any]] | None = None) -> Card:
@@ -54,7 +52,9 @@ def answer_card(reply: Reply, *, note: str | None = None) -> Card:
     body.extend(_text(f"⚠️ {n}", isSubtle=True) for n in reply.answer.notices)
     if note:
         body.append(_text(note, isSubtle=True, spacing="Medium"))
-    body.append(_text(hr_text(reply.hr_contact), isSubtle=True, spacing="Medium"))
+    body.append(_text(hr_markdown(reply.hr_contact), isSubtle=True, spacing="Medium"))
+    if reply.footer:
+        body.append(_text(reply.footer, isSubtle=True, size="Small", spacing="Small"))
     actions = [
         {
             "type": "Action.Submit",
@@ -70,11 +70,13 @@ def answer_card(reply: Reply, *, note: str | None = None) -> Card:
     return _card(body, actions)
 
 
-def abstention_card(text: str, hr_contact: str, *, note: str | None = None) -> Card:
-    body = [_text(text)]
+def abstention_card(
+    text: str, hr_contact: str, *, note: str | None = None, help_lines: list[str] | None = None
+) -> Card:
+    body = [_text(text), *(_text(line) for line in help_lines or [])]
     if note:
         body.append(_text(note, isSubtle=True, spacing="Medium"))
-    body.append(_text(hr_text(hr_contact), isSubtle=True, spacing="Medium"))
+    body.append(_text(hr_markdown(hr_contact), isSubtle=True, spacing="Medium"))
     return _card(body)
 
 
@@ -86,7 +88,7 @@ def card_for(reply: Reply, *, note: str | None = None) -> Card:
         if note:
             body.append(_text(note, isSubtle=True))
         return _card(body)
-    return abstention_card(reply.text, reply.hr_contact, note=note)
+    return abstention_card(reply.text, reply.hr_contact, note=note, help_lines=reply.help)
 
 
 def reply_activity(reply: Reply, *, note: str | None = None) -> Activity:

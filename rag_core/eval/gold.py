@@ -46,6 +46,35 @@ def load_gold(path: Path) -> list[GoldRow]:
     return rows
 
 
+class AnswerLabel(BaseModel):
+    """Answer strings for a gold row kept in a separate file: a third-party question set (Contoso)
+    stays outside the repository, its answer labels do not."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    must_include: list[str]
+
+
+def apply_labels(rows: list[GoldRow], path: Path) -> list[GoldRow]:
+    """Rows with ``must_include`` replaced by the labels in ``path`` (JSONL of ``AnswerLabel``),
+    matched by id. A label for an id the gold set lacks is an error: a typo must not silently
+    shrink the measured set."""
+    labels: dict[str, AnswerLabel] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                label = AnswerLabel.model_validate(json.loads(line))
+            except (ValueError, json.JSONDecodeError) as exc:
+                raise InvalidInput(f"{path}:{number}: invalid answer label: {exc}") from exc
+            labels[label.id] = label
+    unknown = sorted(set(labels) - {row.id for row in rows})
+    if unknown:
+        raise InvalidInput(f"{path}: labels for ids not in the gold set: {', '.join(unknown)}")
+    return [row.model_copy(update={"must_include": labels[row.id].must_include}) if row.id in labels else row
+            for row in rows]
+
+
 def parse_source(source: str) -> tuple[str, int]:
     file, _, fragment = source.partition("#page=")
     return file, int(fragment or 1)

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from rag_core.access import mint_token
 from rag_core.console import show_progress
 from rag_core.errors import InvalidInput
-from rag_core.eval.gold import GoldRow, chunk_location, load_gold, matches
+from rag_core.eval.gold import GoldRow, apply_labels, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
 from rag_core.pipeline import Pipeline, build_pipeline
@@ -91,14 +91,34 @@ async def best_similarities(pipeline: Pipeline, rows: Sequence[GoldRow]) -> list
     return out
 
 
-def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | None) -> dict[str, Any]:
+async def reader_scores(pipeline: Pipeline, rows: Sequence[GoldRow]) -> list[tuple[GoldRow, float]]:
+    """What the answerability gate compares for each row: the best cross-encoder logit among the
+    sentences the reader read (-20, below any cutoff, where an earlier stage already abstained or
+    the question was not read)."""
+    out = []
+    for row in rows:
+        state = await pipeline.run_until("read", row.question, token_for(pipeline.settings, row), as_of=row.as_of)
+        read = state.reading is not None and not state.finished and state.reading.spans
+        out.append((row, state.reading.best if read and state.reading is not None else -20.0))
+    return out
+
+
+SIMILARITY_GRID = (0.10, 0.95, 0.01)
+READER_GRID = (-8.0, 8.0, 0.25)
+
+
+def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | None, *,
+              grid_spec: tuple[float, float, float] = SIMILARITY_GRID, recall_first: bool = False,
+              signal: str = "similarity cutoff (cosine)") -> dict[str, Any]:
     """Sweep the cutoff: answerable rows kept vs unanswerable rows abstained. Pick the cutoff that
-    keeps the most of both (ties go to the higher, safer cutoff)."""
+    keeps the most of both (ties go to the higher, safer cutoff). ``recall_first``: abstain on
+    every unanswerable row first, then keep the most answerable ones (the reader's gate, which
+    replaced the topic gate and has nothing behind it to catch an uncovered topic)."""
     import numpy as np
 
     answerable = [s for r, s in pairs if r.expect == "answer"]
     unanswerable = [s for r, s in pairs if r.expect == "abstain"]
-    grid = [round(x, 3) for x in np.arange(0.10, 0.95, 0.01)]
+    grid = [round(float(x), 3) for x in np.arange(*grid_spec)]
     curve = []
     for cutoff in grid:
         kept = sum(s >= cutoff for s in answerable) / len(answerable) if answerable else None
@@ -110,6 +130,8 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         abstained = point["unanswerable_abstained"] or 0.0
         # Losing answerable questions below 95% is worse than an extra low-similarity answer,
         # which later stages (context gate, validator) still check.
+        if recall_first:
+            return (abstained, kept, -point["cutoff"])
         return (min(kept, 0.95), abstained, kept, point["cutoff"])
     chosen = max(curve, key=objective)
     if plot is not None:
@@ -128,10 +150,10 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
                     label="unanswerable questions abstained")
         cutoff = float(chosen["cutoff"] or 0.0)
         ax.axvline(cutoff, color="grey", linestyle="--", label=f"chosen cutoff {cutoff:.2f}")
-        ax.set_xlabel(f"similarity cutoff (cosine, {model})")
+        ax.set_xlabel(f"{signal} ({model})")
         ax.set_ylabel("share of questions")
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title("Similarity gate calibration")
+        ax.set_title("Gate calibration")
         ax.legend(loc="lower left")
         ax.grid(alpha=0.3)
         plot.parent.mkdir(parents=True, exist_ok=True)
@@ -147,6 +169,9 @@ def _print_table(metrics: dict[str, Any], k: int) -> None:
         if key == "latency_ms":
             for stage, stats in value.items():
                 print(f"  latency {stage:<9} p50 {stats['p50']:>8.2f} ms   p95 {stats['p95']:>8.2f} ms")
+        elif key == "by_category":
+            for category, figures in value.items():
+                print(f"  {category:<18} " + "  ".join(f"{name} {figure}" for name, figure in figures.items()))
         else:
             marker = "  <-" if key == f"hit_at_{k}" else ""
             print(f"{key:<20} {value}{marker}")
@@ -160,6 +185,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         overrides["RERANKER"] = args.reranker
     settings = CoreSettings(**overrides)
     rows = load_gold(args.gold)
+    if args.labels:
+        rows = apply_labels(rows, args.labels)
 
     async def run() -> int:
         if args.corpus:
@@ -175,9 +202,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         model = pipeline.corpus.model_name
         try:
             if args.calibrate:
-                pairs = await best_similarities(pipeline, rows)
-                plot = args.plot or Path("benchmarks/out") / f"calibration-{model}.png"
-                result = calibrate(pairs, model, plot)
+                if args.signal == "reader":
+                    pairs = await reader_scores(pipeline, rows)
+                    plot = args.plot or Path("benchmarks/out") / "calibration-reader.png"
+                    result = calibrate(pairs, "ms-marco-MiniLM-L-12-v2", plot, grid_spec=READER_GRID,
+                                       recall_first=True, signal="best cross-encoder logit")
+                else:
+                    pairs = await best_similarities(pipeline, rows)
+                    plot = args.plot or Path("benchmarks/out") / f"calibration-{model}.png"
+                    result = calibrate(pairs, model, plot)
                 print(json.dumps({"model": result["model"], "chosen": result["chosen"], "plot": str(plot),
                                   "answerable": result["answerable"], "unanswerable": result["unanswerable"]},
                                  indent=2))

@@ -79,5 +79,22 @@ def compute(rows: Sequence[RowResult]) -> dict[str, Any]:
         "forbidden_content": sum(len(r.forbidden_shown()) for r in rows),
         "invalid_citations": sum(len(r.invalid_citations) for r in rows),
         "answered_rate": _share([not r.abstained for r in rows if r.expect == "answer"]),
+        "by_category": by_category(rows),
         "latency_ms": latency,
     }
+
+
+def by_category(rows: Sequence[RowResult]) -> dict[str, dict[str, Any]]:
+    """The answer-side figures per row category (e.g. formal vs chat-style phrasing, near misses):
+    a set can meet its targets overall and still fail the way employees actually write."""
+    out: dict[str, dict[str, Any]] = {}
+    for category in sorted({r.category for r in rows if r.category}):
+        mine = [r for r in rows if r.category == category]
+        out[category] = {
+            "n": len(mine),
+            "answer_accuracy": _share([r.includes_any() for r in mine if r.expect == "answer" and not r.abstained
+                                       and r.must_include]),
+            "answered_rate": _share([not r.abstained for r in mine if r.expect == "answer"]),
+            "abstain_recall": _share([r.abstained for r in mine if r.expect == "abstain"]),
+        }
+    return out

@@ -2,9 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rag_core.types import Candidate
+
+if TYPE_CHECKING:
+    from rag_core.reading.reader import Reading
 
 
 @dataclass
@@ -20,8 +23,10 @@ class Generator(Protocol):
     model_name: str
 
     async def generate(self, question: str, context: Sequence[Candidate], *,
-                       history: Sequence[str] = ()) -> GenerationResult:
-        """Answer ``question`` from ``context`` only. Raise GenerationFailed on provider failure."""
+                       history: Sequence[str] = (), reading: Reading | None = None) -> GenerationResult:
+        """Answer ``question`` from ``context`` only. ``reading`` is the reader's choice of
+        sentences when the question was read (a quoting generator uses it; a model that reads the
+        chunks itself may ignore it). Raise GenerationFailed on provider failure."""
         ...
 
     async def aclose(self) -> None:

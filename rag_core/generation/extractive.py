@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from rag_core.conflicts import find_amount_conflicts
 from rag_core.generation.base import GenerationResult
+from rag_core.reading.reader import Reading
 from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
 from rag_core.types import Candidate
 
@@ -44,13 +45,23 @@ class ExtractiveGenerator:
         self.relative_floor = relative_floor
 
     async def generate(self, question: str, context: Sequence[Candidate], *,
-                       history: Sequence[str] = ()) -> GenerationResult:
+                       history: Sequence[str] = (), reading: Reading | None = None) -> GenerationResult:
+        if reading is not None:
+            return GenerationResult(text=self.quote(question, context, reading), model=self.model_name)
         return GenerationResult(text=self.compose(question, context), model=self.model_name)
 
     async def aclose(self) -> None:
         return None
 
+    def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
+        """The reader's best sentences: a model picked them, no word-overlap rule is involved."""
+        chosen = [(r.span.text, r.span.chunk) for r in reading.answer(self.max_sentences)]
+        if not chosen:
+            return "INSUFFICIENT_CONTEXT"
+        return self._with_conflicts(question, context, chosen)
+
     def compose(self, question: str, context: Sequence[Candidate]) -> str:
+        """Word-overlap picking: the fallback for questions the reader does not read (Spanish)."""
         scored = self.score_sentences(question, context)
         if not scored or scored[0][0] <= 0:
             return "INSUFFICIENT_CONTEXT"
@@ -64,6 +75,11 @@ class ExtractiveGenerator:
                 continue
             seen.add(sentence)
             chosen.append((sentence, chunk))
+        return self._with_conflicts(question, context, chosen)
+
+    @staticmethod
+    def _with_conflicts(question: str, context: Sequence[Candidate], chosen: list[tuple[str, Candidate]]) -> str:
+        seen = {sentence for sentence, _ in chosen}
         # Disagreeing amounts: show every side, each with its own citation (never one silently).
         for conflict in find_amount_conflicts(question, context):
             for claim in (conflict.first, conflict.second):

@@ -19,6 +19,7 @@ from rag_core.errors import GenerationFailed
 from rag_core.generation.base import GenerationResult
 from rag_core.generation.prompt import build_messages
 from rag_core.openai_retry import with_retries
+from rag_core.reading.reader import Reading
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 
@@ -77,8 +78,10 @@ class OpenAIGenerator:
         return f"OpenAIGenerator(model={self.model_name!r}, base_url={self._base_url!r})"
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = ()
+        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        reading: Reading | None = None,
     ) -> GenerationResult:
+        """``reading`` is ignored: the model reads the fenced chunks itself."""
         messages = build_messages(question, context, history)
         response = await self._complete(messages)
         return self._result(response)

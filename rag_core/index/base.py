@@ -98,11 +98,34 @@ class ScoredPoint:
         return str(self.payload.get("chunk_id", self.point_id))
 
 
+def canonical_twins(hits: list[ScoredPoint]) -> list[ScoredPoint]:
+    """Identical chunks (the same boilerplate paragraph in several documents) tie *inside* each
+    prefetch, where the index orders them arbitrarily, so which twin gets which RRF rank — and so
+    each twin's fused score — varies between runs and backends. Twins (the same dense vector) are
+    indistinguishable, so each gets the group's mean fused score: the mean does not depend on how
+    the index ordered them (the group's dense and BM25 rank terms are summed whatever the pairing),
+    and the chunk-id tie-break then orders them the same way on both backends and every run."""
+    twins: dict[tuple[float, ...], list[int]] = {}
+    for position, hit in enumerate(hits):
+        if hit.dense:
+            twins.setdefault(tuple(hit.dense), []).append(position)
+    out = list(hits)
+    for positions in twins.values():
+        if len(positions) < 2:
+            continue
+        mean = round(sum(sorted(hits[i].fused_score for i in positions)) / len(positions), 12)
+        for i in positions:
+            hit = hits[i]
+            out[i] = ScoredPoint(hit.point_id, mean, hit.payload, hit.dense, late_score=hit.late_score)
+    return out
+
+
 def deterministic_top(hits: list[ScoredPoint], limit: int) -> list[ScoredPoint]:
     """RRF gives equal scores to mirrored ranks (dense #3 + sparse #7 == dense #7 + sparse #3), and Qdrant
     leaves the order of equal scores undefined (Qdrant Edge varies it from run to run). Callers fetch every
-    fused candidate; ties are broken by chunk id here, so both backends and every run keep the same top."""
-    return sorted(hits, key=lambda hit: (-hit.fused_score, hit.tie_key))[:limit]
+    fused candidate; twins share one score and ties are broken by chunk id here, so both
+    backends and every run keep the same top."""
+    return sorted(canonical_twins(hits), key=lambda hit: (-hit.fused_score, hit.tie_key))[:limit]
 
 
 def late_top(fused: list[ScoredPoint], late: list[ScoredPoint], limit: int) -> list[ScoredPoint]:
@@ -119,7 +142,7 @@ def late_top(fused: list[ScoredPoint], late: list[ScoredPoint], limit: int) -> l
         twin = fused_by_id.get(hit.point_id)
         merged.append(ScoredPoint(hit.point_id, twin.fused_score if twin else 0.0, hit.payload, hit.dense,
                                   late_score=hit.fused_score))
-    return sorted(merged, key=lambda hit: (-(hit.late_score or 0.0), hit.tie_key))[:limit]
+    return sorted(canonical_twins(merged), key=lambda hit: (-(hit.late_score or 0.0), hit.tie_key))[:limit]
 
 
 class VectorIndex(Protocol):

@@ -53,6 +53,11 @@ class CrossEncoder:
         question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
         return [self._logit(question, passage) for passage in passages]
 
+    def piece_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character span of each word piece of ``text`` (tokenizer only, no model run): lets a caller
+        cut a passage to a window the model reads whole."""
+        return bert.word_pieces(self._tokenizer, text).offsets
+
     def truncated(self, query: str, passage: str) -> bool:
         question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
         return len(question) + len(bert.word_pieces(self._tokenizer, passage)) + 3 > self.max_length

@@ -7,18 +7,30 @@ from datetime import date
 from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder, build_late_encoder
 from rag_core.generation import Generator, build_generator
 from rag_core.index import VectorIndex, open_index
+from rag_core.models import CrossEncoder
 from rag_core.pipeline.base import Stage
 from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.explain import AbstentionExplainer
 from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
+from rag_core.pipeline.read import AnswerabilityGate, ReadStage
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
 from rag_core.pipeline.scope import ScopeStage
 from rag_core.pipeline.validate import AmountConflictStage, ClaimSupportStage, ValidateStage
-from rag_core.rerank import CohereReranker, FusedOrder, LateDenseBlend, LexicalDenseReranker, Reranker
+from rag_core.reading.reader import SpanReader
+from rag_core.rerank import (
+    BestWindow,
+    CohereReranker,
+    CrossEncoderRerank,
+    FusedOrder,
+    LateDenseBlend,
+    LexicalDenseReranker,
+    Reranker,
+)
 from rag_core.retrieval import HybridRetriever
 from rag_core.settings import CoreSettings
 
@@ -30,6 +42,12 @@ def build_reranker(settings: CoreSettings) -> Reranker:
         return CohereReranker(settings.cohere_api_key.get_secret_value())
     if choice == "none":
         return FusedOrder()
+    if choice == "cross":
+        # The base order is MaxSim + cosine with late interaction on, else the lexical blend.
+        base: Reranker = LateDenseBlend() if settings.late_interaction != "none" else LexicalDenseReranker()
+        window = settings.cross_rerank_window
+        return CrossEncoderRerank(CrossEncoder.shared(settings.local_model_threads), top_n=settings.cross_rerank_top_n,
+                                  window=BestWindow(window, max(window // 4, 1)), base=base)
     if choice == "late" or (choice == "auto" and settings.late_interaction != "none"):
         # Over the index's MaxSim order: MaxSim + 0.25 x cosine raises MRR on both sets, the lexical
         # blend lowers it on both (benchmarks/README.md, "Late interaction").
@@ -51,7 +69,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     late = late or build_late_encoder(settings)
     corpus = CorpusView(index, embedder.model_name, embedder.dimension,
                         late_model=late.model_name if late else None, late_dimension=late.dimension if late else 0)
-    cutoff = settings.cutoff_for(embedder.model_name)
+    cutoff = settings.cutoff_for(embedder.model_name, reading=settings.reader == "cross-encoder")
 
     def today() -> date:
         return settings.today or date.today()
@@ -59,19 +77,30 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     def model_label(generated_by: str | None) -> str:
         return f"{generated_by or generator.model_name}+{embedder.model_name}"
 
+    # A model reads the context (English) and decides answerability; READER=none keeps word-overlap picking.
+    reading_stages: list[Stage] = [
+        ReadStage(SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                             keep=settings.reader_keep)),
+        AnswerabilityGate(settings.reader_min_score),
+    ] if settings.reader == "cross-encoder" else []
+    retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
         EmbedStage(embedder, late),
-        RetrieveStage(HybridRetriever(index, embedder, candidates=settings.candidates, late=late)),
+        RetrieveStage(retriever),
         SimilarityGate(cutoff, settings.unknown_word_cutoff_for(embedder.model_name)),
         RerankStage(reranker),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
         PrecedenceGate(corpus),
+        *reading_stages,
         GenerateStage(generator),
         ValidateStage(settings.link_hosts),
         ClaimSupportStage(),
         AmountConflictStage(),
     ]
-    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index])
+    explainer = AbstentionExplainer(corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin,
+                                    unknown_word_cutoff=settings.unknown_word_cutoff_for(embedder.model_name))
+    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index],
+                    explainer=explainer)

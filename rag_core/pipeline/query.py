@@ -12,6 +12,7 @@ from rag_core.embeddings import EmbeddingProvider, TokenEncoder
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
+from rag_core.reading.question import expand_abbreviations
 from rag_core.retrieval import encode_query_tokens
 from rag_core.spelling import normalise_query, preload_dictionaries
 
@@ -37,8 +38,10 @@ class RewriteStage(StageBase):
 
     async def run(self, state: QueryState) -> None:
         corrector = self.corpus.corrector_for(state.require_access())
-        state.query = corrector.correct(normalise_query(retrieval_query(state.question, state.history)),
-                                        state.language)
+        # Chat abbreviations written out first ("OOP max", "4 yrs"): otherwise "yrs" reads as a
+        # topic no document covers, and BM25 cannot match "OOP" to "out-of-pocket".
+        asked = expand_abbreviations(state.question)
+        state.query = corrector.correct(normalise_query(retrieval_query(asked, state.history)), state.language)
         state.unknown_words = corrector.unknown_topics(state.query) if state.language == "en" else []
 
     async def warm_up(self) -> None:

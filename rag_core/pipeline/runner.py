@@ -14,6 +14,7 @@ from rag_core.errors import BenefitsBotError, IndexUnavailable
 from rag_core.observability import log_question, query_log, user_hash
 from rag_core.pipeline.base import AsyncCloseable, Stage
 from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.explain import Explainer
 from rag_core.pipeline.state import QueryState
 from rag_core.settings import CoreSettings
 from rag_core.tokens import encoding
@@ -28,7 +29,8 @@ class Pipeline:
     """
 
     def __init__(self, settings: CoreSettings, stages: Sequence[Stage], corpus: CorpusView, *,
-                 model_label: Callable[[str | None], str], resources: Sequence[AsyncCloseable] = ()) -> None:
+                 model_label: Callable[[str | None], str], resources: Sequence[AsyncCloseable] = (),
+                 explainer: Explainer | None = None) -> None:
         names = [s.name for s in stages]
         if len(set(names)) != len(names):
             raise ValueError(f"stage names must be unique: {names}")
@@ -37,6 +39,7 @@ class Pipeline:
         self.corpus = corpus
         self._model_label = model_label
         self._resources = list(resources)  # shared by several stages: closed once, here
+        self.explainer = explainer
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:
@@ -83,10 +86,25 @@ class Pipeline:
         started = time.perf_counter()
         state = QueryState(question, token, as_of=as_of, audience_tokens=audience_tokens, history=history)
         await self.run(state)
+        await self._explain(state)
         state.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         answer = self.build_answer(state)
         self._log(state, answer)
         return answer
+
+    async def _explain(self, state: QueryState) -> None:
+        """An abstention's detail (what the asker may be told about why), timed like a stage."""
+        if not state.finished or self.explainer is None:
+            return
+        started = time.perf_counter()
+        try:
+            state.abstain_detail = await self.explainer.explain(state)
+        except BenefitsBotError as exc:
+            # The abstention stands on its own; its detail is a courtesy that must not turn it
+            # into an apology.
+            query_log.warning(json.dumps({"query_id": state.query_id, "explain_failed": type(exc).__name__}))
+        finally:
+            state.timings["explain"] = round((time.perf_counter() - started) * 1000, 3)
 
     # -- the one Answer ----------------------------------------------------------------------
     def build_answer(self, state: QueryState) -> Answer:
@@ -104,6 +122,7 @@ class Pipeline:
             citations=citations,
             abstained=abstain is not None,
             abstain_reason=abstain,
+            abstain_detail=state.abstain_detail if abstain else None,
             hr_contact=self.settings.hr_contact_url,
             model=self._model_label(generated.model if generated else None),
             retrieved=[c.chunk_id for c in state.candidates[: self.settings.top_k]],

@@ -12,7 +12,8 @@ import numpy as np
 from rag_core.access import AccessClaims
 from rag_core.generation.base import GenerationResult
 from rag_core.index.base import AccessFilter
-from rag_core.types import AbstainReason, Candidate
+from rag_core.reading.reader import Reading
+from rag_core.types import AbstainDetail, AbstainReason, Candidate
 
 
 @dataclass
@@ -45,6 +46,8 @@ class QueryState:
     candidates: list[Candidate] = field(default_factory=list)
     # context
     context: list[Candidate] = field(default_factory=list)
+    # read (None: not read, e.g. a language the reader does not read)
+    reading: Reading | None = None
     # generate + validate
     generated: GenerationResult | None = None
     text: str = ""
@@ -53,6 +56,7 @@ class QueryState:
     # outcome
     abstain_reason: AbstainReason | None = None
     decided_by: str | None = None
+    abstain_detail: AbstainDetail | None = None  # filled after the run (pipeline/explain.py)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property

@@ -196,7 +196,13 @@ class SlackHarness:
         return await self.post_signed(urlencode(form), content_type="application/x-www-form-urlencoded")
 
     async def send_action(
-        self, user: str, action_id: str, value: str, channel: str = "CMIXED", name: str = "act1"
+        self,
+        user: str,
+        action_id: str,
+        value: str,
+        channel: str = "CMIXED",
+        name: str = "act1",
+        action_type: str = "button",
     ) -> ClientResponse:
         payload = {
             "type": "block_actions",
@@ -209,7 +215,7 @@ class SlackHarness:
             "trigger_id": "trig2",
             "actions": [
                 {
-                    "type": "button",
+                    "type": action_type,
                     "action_id": action_id,
                     "block_id": "b",
                     "value": value,
@@ -267,6 +273,10 @@ class TeamsHarness:
     service: FakeAnswerService
     parts: BotComponents
     _counter: int = field(default=0)
+
+    @property
+    def settings(self) -> BotSettings:
+        return self.parts.settings
 
     def activity(
         self,

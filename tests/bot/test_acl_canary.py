@@ -217,14 +217,14 @@ class SlackPlatform:
     async def private(self, user: str, question: str) -> str:
         await self.h.send_event(self.h.dm(user, question))
         await self.h.drain()
-        return message_text(self.h.fake.posts("chat.update", f"D{user}")[-1])
+        return message_text(self.h.fake.answers(f"D{user}")[-1])
 
     async def channel(self, user: str, question: str, members: list[str]) -> tuple[str, str | None]:
         channel = f"CCANARY{next(self._channels)}"
         self.h.fake.set_channel(channel, [*members, "UBOT"])
         await self.h.send_event(self.h.mention(user, question, channel=channel))
         await self.h.drain()
-        public = message_text(self.h.fake.posts("chat.update", channel)[-1])
+        public = message_text(self.h.fake.answers(channel)[-1])
         private = [c for c in self.h.fake.posts("chat.postEphemeral", channel) if c.args["user"] == user]
         assert len(private) <= 1
         return public, (message_text(private[0]) if private else None)

@@ -37,7 +37,7 @@ async def test_slack_fault_gives_apology(fault: str, caplog: pytest.LogCaptureFi
         with caplog.at_level(logging.ERROR):
             await h.send_event(h.dm(EMP, "dental deductible?"))
             await h.drain()
-        text = message_text(h.fake.answer_updates()[0])
+        text = message_text(h.fake.answers()[0])
         _assert_apology(text)
         reference = text.split("Reference: ")[1].split(")")[0]
         assert any(reference in r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
@@ -56,7 +56,7 @@ async def test_slack_timeout_gives_apology() -> None:
     try:
         await h.send_event(h.dm(EMP, "dental deductible?"))
         await h.drain()
-        _assert_apology(message_text(h.fake.answer_updates()[0]))
+        _assert_apology(message_text(h.fake.answers()[0]))
     finally:
         await stop_slack(h)
 
@@ -67,7 +67,7 @@ async def test_slack_directory_failure_gives_apology() -> None:
         h.fake.failures["usergroups.list"] = "ratelimited"
         await h.send_event(h.dm(EMP, "dental deductible?"))
         await h.drain()
-        _assert_apology(message_text(h.fake.answer_updates()[0]))
+        _assert_apology(message_text(h.fake.answers()[0]))
         assert h.service.calls == []
     finally:
         await stop_slack(h)

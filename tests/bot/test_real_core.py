@@ -45,7 +45,7 @@ async def test_slack_on_the_real_core(corpus_index: Path) -> None:
         await service.start()
         await h.send_event(h.dm(EMP, "How much is the dental deductible?"))
         await h.drain()
-        dental = message_text(h.fake.posts("chat.update", f"D{EMP}")[-1])
+        dental = message_text(h.fake.answers(f"D{EMP}")[-1])
         assert "deductible" in dental.lower() and "dental-plan-2026" in dental and "[1]" in dental
 
         ready = await (await h.client.get("/readyz")).json()
@@ -53,19 +53,48 @@ async def test_slack_on_the_real_core(corpus_index: Path) -> None:
 
         await h.send_event(h.dm(EXEC, EXEC_QUESTION))
         await h.drain()
-        assert _leaks(message_text(h.fake.posts("chat.update", f"D{EXEC}")[-1]))
+        assert _leaks(message_text(h.fake.answers(f"D{EXEC}")[-1]))
 
         await h.send_event(h.dm(EMP, EXEC_QUESTION))
         await h.drain()
-        assert _leaks(message_text(h.fake.posts("chat.update", f"D{EMP}")[-1])) == []
+        assert _leaks(message_text(h.fake.answers(f"D{EMP}")[-1])) == []
 
         await h.send_event(h.mention(EXEC, EXEC_QUESTION, channel="CEMPEXEC"))
         await h.drain()
-        public = message_text(h.fake.posts("chat.update", "CEMPEXEC")[-1])
+        public = message_text(h.fake.answers("CEMPEXEC")[-1])
         assert _leaks(public) == []
         assert PRIVATE_NOTE in public
         [private] = h.fake.posts("chat.postEphemeral", "CEMPEXEC")
         assert private.args["user"] == EXEC and _leaks(message_text(private))
+    finally:
+        await stop_slack(h)
+        await service.close()
+
+
+async def test_the_ai_app_on_the_real_core(corpus_index: Path) -> None:
+    """The default suggested prompts are answered from the sample corpus (streamed, with sources and
+    native feedback), and a question only next year's 401(k) plan answers names that plan's date."""
+    settings = _core_settings(corpus_index)
+    service = CoreAnswerService.from_settings(settings)
+    h = await start_slack(
+        {"BENEFITSBOT_DATA_DIR": str(corpus_index), "QDRANT_URL": None, "OPENAI_API_KEY": None,
+         "COHERE_API_KEY": None, "EMBEDDING_PROVIDER": "local", "GENERATOR": "extractive",
+         "BENEFITSBOT_TODAY": "2026-11-30"},
+        service=service,  # type: ignore[arg-type]
+    )  # fmt: skip
+    try:
+        await service.start()
+        for prompt in h.settings.suggested_prompts:
+            await h.send_event(h.dm(EMP, prompt))
+            await h.drain()
+            answer = h.fake.answers(f"D{EMP}")[-1]
+            assert answer.streamed and "[1]" in answer.text, (prompt, answer.text)
+            assert any(b["type"] == "context_actions" for b in answer.blocks)
+        await h.send_event(h.dm(EMP, "What is the company 401(k) match?"))
+        await h.drain()
+        text = message_text(h.fake.answers(f"D{EMP}")[-1])
+        assert "won't guess" in text and "401(k) Savings Plan Summary 2027" in text and "January 1, 2027" in text
+        assert "6%" not in text  # named, never quoted before it takes effect
     finally:
         await stop_slack(h)
         await service.close()

@@ -2,7 +2,8 @@
 
 Configurable users, usergroups, profiles and channel memberships; records every call
 (chat.postMessage, chat.update, chat.postEphemeral, usergroups.*, users.*, conversations.members,
-auth.test, views.*, response_url POSTs) so tests assert on what the bot actually sent.
+auth.test, views.*, response_url POSTs) so tests assert on what the bot actually sent. The AI-app
+methods (chat streaming, assistant threads) and the request checks live in slack_assistant.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from urllib.parse import parse_qsl
 from aiohttp import WSMsgType, web
 
 from tests.fakes.server import Call, FakeService
+from tests.fakes.slack_assistant import AssistantApiMixin, Message, block_problem
 
 # Block Kit limits, as Slack enforces them (api.slack.com/reference/block-kit): a message that
 # breaks one is refused with `invalid_blocks` (or `msg_too_long`), so no test passes with a
@@ -96,7 +98,7 @@ def block_kit_problems(blocks: object) -> list[str]:
                             problems.append(f"block {i} button {j}: {key} {len(str(element[key]))} chars")
         elif kind == "header":
             text_object(block.get("text"), f"block {i} header", LIMITS["header.text"])
-        elif kind not in ("divider", "image", "rich_text", "input", "file", "video", "markdown"):
+        elif kind not in ("divider", "image", "rich_text", "input", "file", "video", "markdown", "context_actions"):
             problems.append(f"block {i}: unknown type {kind!r}")
     return problems
 
@@ -107,7 +109,7 @@ TEAM_ID = "T0001"
 STATE_FIELD = "Xf0STATE"
 
 
-class FakeSlackApi(FakeService):
+class FakeSlackApi(AssistantApiMixin, FakeService):
     def __init__(self, *, bot_token: str = "xoxb-test", app_token: str = "xapp-test") -> None:
         super().__init__()
         self.bot_token = bot_token
@@ -121,6 +123,7 @@ class FakeSlackApi(FakeService):
         self.socket_acks: list[dict[str, Any]] = []
         self._socket_queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.socket_connected = asyncio.Event()
+        self.streams = {}
         self.add_user(BOT_USER_ID, is_bot=True)
 
     # ----- configuration -------------------------------------------------------------------
@@ -193,6 +196,10 @@ class FakeSlackApi(FakeService):
         if refusal:
             call.result = refusal
             return web.json_response(refusal)
+        problem = self.request_problem(method, args)
+        if problem is not None:
+            call.result = {"ok": False, "error": problem}
+            return web.json_response(call.result)
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
         if handler is None:
             return web.json_response({"ok": True})
@@ -205,6 +212,9 @@ class FakeSlackApi(FakeService):
         if len(str(args.get("text") or "")) > MAX_TEXT:
             return {"ok": False, "error": "msg_too_long"}
         problems = block_kit_problems(args.get("blocks"))
+        ai_block = block_problem(args.get("blocks"))  # context_actions / feedback_buttons (slack_assistant.py)
+        if ai_block:
+            problems.append(ai_block)
         if problems:
             return {"ok": False, "error": "invalid_blocks", "errors": problems}
         return None
@@ -319,14 +329,11 @@ class FakeSlackApi(FakeService):
     def posts(self, method: str, channel: str | None = None) -> list[Call]:
         return [c for c in self.calls_to(method) if channel is None or c.args.get("channel") == channel]
 
-    def answer_updates(self) -> list[Call]:
-        """chat.update calls (each one replaces a "Looking this up…" placeholder)."""
-        return self.calls_to("chat.update")
 
 
-def message_text(call: Call | dict[str, Any]) -> str:
+def message_text(call: Call | Message | dict[str, Any]) -> str:
     """Everything a person could read in a recorded message (text and every block's text)."""
-    args = call.args if isinstance(call, Call) else call
+    args = call if isinstance(call, dict) else call.args
     parts = [str(args.get("text") or "")]
     parts.append(json.dumps(args.get("blocks") or [], ensure_ascii=False))
     return "\n".join(parts)

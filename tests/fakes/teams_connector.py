@@ -2,7 +2,11 @@
 endpoints with a local RSA signing key, and static outbound credentials.
 
 The connector records ``POST /v3/conversations/{id}/activities[/{replyToId}]``, roster reads and
-1:1 conversation creation, so tests assert on what the bot sent and where.
+1:1 conversation creation, so tests assert on what the bot sent and where. It answers 400 where
+Teams does (bot-messages-ai-generated-content): more than one root message entity, more than 20
+citations, an empty or malformed citation ``appearance`` (name at most 80 characters, abstract at
+most 160, at most 3 keywords of 28), a citation whose ``[n]`` is not in the text, and a malformed
+feedback-loop ``channelData``; such sends are kept in ``rejected``, not in the calls.
 """
 
 from __future__ import annotations
@@ -28,6 +32,62 @@ from tests.fakes.server import Call, FakeService
 
 BOT_FRAMEWORK_ISSUER = "https://api.botframework.com"
 OUTBOUND_TOKEN = "fake-outbound-bot-token"
+MESSAGE_ENTITY = "https://schema.org/Message"
+
+
+def _claim_problem(claim: Any, text: str) -> str | None:
+    if not isinstance(claim, dict) or claim.get("@type") != "Claim":
+        return "Error while parsing citation entity: @type must be Claim"
+    position = claim.get("position")
+    if not isinstance(position, int) or position < 1:
+        return "Error while parsing citation entity: position must be a positive integer"
+    if f"[{position}]" not in text:
+        return f"citation position {position} has no [{position}] in the text"
+    appearance = claim.get("appearance")
+    if not isinstance(appearance, dict) or not appearance:
+        return "The appearance object is empty."
+    if appearance.get("@type") != "DigitalDocument":
+        return "Error while parsing citation entity: appearance @type must be DigitalDocument"
+    name = appearance.get("name")
+    if not isinstance(name, str) or not 0 < len(name) <= 80:
+        return "Error while parsing citation entity: name is required, at most 80 characters"
+    if len(str(appearance.get("abstract") or "")) > 160:
+        return "Error while parsing citation entity: abstract over 160 characters"
+    keywords = appearance.get("keywords") or []
+    if len(keywords) > 3 or any(len(str(k)) > 28 for k in keywords):
+        return "Error while parsing citation entity: at most 3 keywords of 28 characters"
+    return None
+
+
+def activity_problem(activity: dict[str, Any]) -> str | None:
+    """What Teams answers 400 to in an outgoing activity (None when it is acceptable)."""
+    roots = [e for e in activity.get("entities") or [] if isinstance(e, dict) and e.get("type") == MESSAGE_ENTITY]
+    if len(roots) > 1:
+        return "Multiple root message entities found under entities array."
+    for root in roots:
+        if root.get("@type") != "Message" or root.get("@context") != "https://schema.org":
+            return "Error parsing message entity from entities array."
+        if set(root.get("additionalType") or []) - {"AIGeneratedContent"}:
+            return "Error parsing message entity from entities array: unknown additionalType."
+        claims = root.get("citation") or []
+        if len(claims) > 20:
+            return "Bot message with more than 20 citations."
+        for claim in claims:
+            problem = _claim_problem(claim, str(activity.get("text") or ""))
+            if problem:
+                return problem
+    data = activity.get("channelData") or {}
+    if "feedbackLoopEnabled" in data and not isinstance(data["feedbackLoopEnabled"], bool):
+        return "channelData.feedbackLoopEnabled must be a boolean"
+    if data.get("feedbackLoopType", "default") not in ("default", "custom"):
+        return "channelData.feedbackLoopType must be default or custom"
+    return None
+
+
+def root_message_entity(call: Call) -> dict[str, Any] | None:
+    """The one schema.org Message entity of a sent activity (AI label and citations), if any."""
+    roots = [e for e in call.args["activity"].get("entities") or [] if e.get("type") == MESSAGE_ENTITY]
+    return roots[0] if roots else None
 
 
 class FakeBotFrameworkAuth(FakeService):
@@ -92,6 +152,7 @@ class FakeTeamsConnector(FakeService):
     def __init__(self) -> None:
         super().__init__()
         self.rosters: dict[str, list[dict[str, Any]]] = {}
+        self.rejected: list[tuple[str, dict[str, Any]]] = []  # (Teams' 400 message, activity)
         self._ids = itertools.count(1)
 
     def build(self) -> web.Application:
@@ -112,7 +173,11 @@ class FakeTeamsConnector(FakeService):
 
     async def _send(self, request: web.Request) -> web.Response:
         body = await request.json()
-        self.record(
+        problem = activity_problem(body)
+        if problem is not None:
+            self.rejected.append((problem, body))
+            return web.json_response({"error": {"code": "BadArgument", "message": problem}}, status=400)
+        call = self.record(
             "send",
             {
                 "conversation": request.match_info["cid"],
@@ -121,7 +186,8 @@ class FakeTeamsConnector(FakeService):
             },
             {"Authorization": request.headers.get("Authorization", "")},
         )
-        return web.json_response({"id": f"act-{next(self._ids)}"})
+        call.result = {"id": f"act-{next(self._ids)}"}
+        return web.json_response(call.result)
 
     async def _update(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -157,13 +223,14 @@ class FakeTeamsConnector(FakeService):
 
 
 def activity_text(call: Call) -> str:
-    """Everything a person could read in a recorded activity (text, summary, card JSON)."""
+    """Everything a person could read in a recorded activity (text, summary, card JSON, citations)."""
     activity = call.args["activity"]
     return "\n".join(
         [
             str(activity.get("text") or ""),
             str(activity.get("summary") or ""),
             json.dumps(activity.get("attachments") or [], ensure_ascii=False),
+            json.dumps(activity.get("entities") or [], ensure_ascii=False),
         ]
     )
 

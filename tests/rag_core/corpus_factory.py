@@ -327,17 +327,17 @@ DOCS: tuple[Doc, ...] = (
 DOCS_BY_ID: dict[str, Doc] = {d.document_id: d for d in DOCS}
 
 
-def write_corpus(root: Path) -> Path:
-    """Write every document and a catalog.yaml under ``root``; return ``root``."""
+def write_corpus(root: Path, docs: tuple[Doc, ...] = DOCS) -> Path:
+    """Write ``docs`` (every document by default) and a catalog.yaml under ``root``; return ``root``."""
     root.mkdir(parents=True, exist_ok=True)
-    for doc in DOCS:
+    for doc in docs:
         path = root / doc.file
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(doc.body, encoding="utf-8")
     catalog = {
         "include": ["docs/*.md"],
         "defaults": {"jurisdiction": "US-ALL", "acl_groups": ["employees"], "language": "en"},
-        "documents": [doc.catalog_entry() for doc in DOCS],
+        "documents": [doc.catalog_entry() for doc in docs],
     }
     (root / "catalog.yaml").write_text(
         yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True), encoding="utf-8"

@@ -9,6 +9,7 @@ from typing import Any
 from rag_core.errors import GenerationFailed
 from rag_core.generation.base import GenerationResult, Generator
 from rag_core.index.base import AccessFilter, IndexPoint, ScoredPoint, VectorIndex
+from rag_core.reading.reader import Reading
 from rag_core.sparse import SparseVector
 from rag_core.types import Candidate
 
@@ -119,10 +120,11 @@ class SpyGenerator:
         return self.inner.model_name
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = ()
+        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        reading: Reading | None = None,
     ) -> GenerationResult:
         self.calls.append(GenerateCall(question, list(context), list(history)))
-        return await self.inner.generate(question, context, history=history)
+        return await self.inner.generate(question, context, history=history, reading=reading)
 
 
 class ScriptedGenerator:
@@ -135,7 +137,8 @@ class ScriptedGenerator:
         self.calls: list[GenerateCall] = []
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = ()
+        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        reading: Reading | None = None,
     ) -> GenerationResult:
         self.calls.append(GenerateCall(question, list(context), list(history)))
         return GenerationResult(text=self.script(question, context), model=self.model_name)
@@ -148,7 +151,8 @@ class FailingGenerator:
         self.calls = 0
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = ()
+        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        reading: Reading | None = None,
     ) -> GenerationResult:
         self.calls += 1
         raise GenerationFailed("provider timed out after 2 retries")

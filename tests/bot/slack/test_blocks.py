@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bot.reply import Reply, ReplyKind
-from bot.slack.blocks import render, to_mrkdwn
-from rag_core.types import AbstainReason, Answer, Citation
+from bot.slack.blocks import body_markdown, closing_blocks, parse_feedback_value, render, to_mrkdwn
+from rag_core.types import AbstainDetail, AbstainReason, Answer, Citation, DocumentRef
 
 pytestmark = pytest.mark.unit
 
@@ -45,7 +45,10 @@ def test_answer_blocks() -> None:
     assert "[1] <https://b.example.com/d.pdf#page=2|Dental &lt;Plan&gt;, p. 2>" in dumped
     assert "The documents disagree" in dumped and "private note" in dumped
     assert f"<{HR}|Contact HR>" in dumped
-    assert blocks[-1]["block_id"] == "feedback" and blocks[-1]["elements"][0]["value"] == "q123"
+    assert blocks[-1]["type"] == "context_actions" and blocks[-1]["block_id"] == "feedback"
+    [buttons] = blocks[-1]["elements"]
+    assert buttons["type"] == "feedback_buttons" and buttons["action_id"] == "answer_feedback"
+    assert (buttons["positive_button"]["value"], buttons["negative_button"]["value"]) == ("up:q123", "down:q123")
 
 
 def test_abstention_has_text_and_hr_only() -> None:
@@ -91,6 +94,43 @@ def test_long_answers_are_split_into_sections() -> None:
     _, blocks = render(reply(a))
     sections = [b for b in blocks if b["type"] == "section"]
     assert len(sections) >= 4 and all(len(b["text"]["text"]) <= 3000 for b in sections)
+
+
+FOOTER = "AI-generated; the plan documents govern."
+
+
+def test_the_footer_closes_an_answer_and_only_an_answer() -> None:
+    a = Answer(answer="Yes.[^c1]", abstained=False, hr_contact=HR, model="m",
+               citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)])
+    blocks = closing_blocks(Reply(ReplyKind.ANSWER, a.answer, HR, "q1", a, footer=FOOTER))
+    assert [b["type"] for b in blocks][-3:] == ["context", "context", "context_actions"]  # HR, footer, feedback
+    assert FOOTER in json.dumps(blocks)
+    no = Answer(answer="I couldn't find this.", abstained=True, abstain_reason=AbstainReason.LOW_SIMILARITY,
+                hr_contact=HR, model="m")
+    assert FOOTER not in json.dumps(render(Reply(ReplyKind.ANSWER, no.answer, HR, "q2", no))[1])
+
+
+def test_an_abstention_shows_its_help_above_the_hr_contact() -> None:
+    detail = AbstainDetail(conflicting=(
+        DocumentRef(document_id="a", title="US <Leave>", effective_date="2026-01-01"),
+        DocumentRef(document_id="b", title="NY Leave", effective_date="2026-01-01"),
+    ))
+    a = Answer(answer="They conflict.", abstained=True, abstain_reason=AbstainReason.CONFLICT, hr_contact=HR,
+               model="m", abstain_detail=detail)
+    _, blocks = render(reply(a))
+    assert [b["type"] for b in blocks] == ["section", "section", "context"]
+    assert "“US &lt;Leave&gt;” and “NY Leave”" in blocks[1]["text"]["text"]
+
+
+def test_the_streamed_body_is_markdown_and_not_escaped() -> None:
+    a = Answer(answer="You pay **$50** & no more.[^c1]", abstained=False, hr_contact=HR, model="m",
+               citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)])
+    assert body_markdown(reply(a)) == "You pay **$50** & no more. [1]"
+
+
+def test_feedback_values_round_trip() -> None:
+    assert parse_feedback_value("up:q-1") == ("up", "q-1")
+    assert parse_feedback_value("q-1") == ("", "")
 
 
 @pytest.mark.parametrize("question", ['"' * 999, "\\" * 999, "é" * 999, "q" * 1990, "<&>\n" * 250])

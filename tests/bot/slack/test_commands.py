@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.slack.app import SHARE_DONE, SHARE_NO_AUDIENCE, SHARE_REFUSED
-from bot.slack.blocks import FEEDBACK_DOWN, FEEDBACK_UP, LOOKING_UP, SHARE_ACTION
+from bot.slack.blocks import FEEDBACK_ACTION, FEEDBACK_DOWN, FEEDBACK_UP, LOOKING_UP, SHARE_ACTION
 from tests.bot.harness import CON, EMP, EXEC, NOBODY, SlackHarness
 from tests.fakes.answer_service import CANARIES
 from tests.fakes.slack_api import message_text
@@ -97,13 +97,16 @@ async def test_unmapped_user_command_gets_no_access_without_core_call(slack: Sla
     assert slack.service.calls == []
 
 
-@pytest.mark.parametrize("action_id, vote", [(FEEDBACK_UP, "up"), (FEEDBACK_DOWN, "down")])
-async def test_feedback_is_recorded_with_query_id(slack: SlackHarness, action_id: str, vote: str) -> None:
+@pytest.mark.parametrize("side, vote", [("positive_button", "up"), ("negative_button", "down")])
+async def test_native_feedback_is_recorded_with_query_id(slack: SlackHarness, side: str, vote: str) -> None:
     await slack.send_event(slack.dm(EMP, "dental deductible?"))
     await slack.drain()
-    blocks = slack.fake.answer_updates()[0].args["blocks"]
-    query_id = next(b for b in blocks if b.get("block_id") == "feedback")["elements"][0]["value"]
-    resp = await slack.send_action(EMP, action_id, query_id, channel=f"D{EMP}")
+    blocks = slack.fake.answers()[0].args["blocks"]
+    [buttons] = next(b for b in blocks if b["type"] == "context_actions")["elements"]
+    assert buttons["type"] == "feedback_buttons" and buttons["action_id"] == FEEDBACK_ACTION
+    value = buttons[side]["value"]
+    query_id = value.split(":", 1)[1]
+    resp = await slack.send_action(EMP, FEEDBACK_ACTION, value, channel=f"D{EMP}", action_type="feedback_buttons")
     assert resp.status == 200
     await slack.drain()
     stored = await slack.parts.store.hgetall(f"feedback:{query_id}")
@@ -116,7 +119,22 @@ async def test_feedback_is_recorded_with_query_id(slack: SlackHarness, action_id
     assert slack.fake.response_posts[-1]["text"] == "Thanks for the feedback!"
 
 
-async def test_malformed_feedback_is_ignored(slack: SlackHarness) -> None:
-    await slack.send_action(EMP, FEEDBACK_UP, "not a query id; DROP TABLE", channel=f"D{EMP}")
+@pytest.mark.parametrize("action_id, vote", [(FEEDBACK_UP, "up"), (FEEDBACK_DOWN, "down")])
+async def test_thumbs_on_older_messages_still_count(slack: SlackHarness, action_id: str, vote: str) -> None:
+    """Messages posted before the native feedback buttons carry thumbs buttons whose value is the query id."""
+    resp = await slack.send_action(EMP, action_id, "0123456789abcdef", channel=f"D{EMP}")
+    assert resp.status == 200
+    await slack.drain()
+    assert list((await slack.parts.store.hgetall("feedback:0123456789abcdef")).values()) == [vote]
+
+
+@pytest.mark.parametrize("action_id, value", [
+    (FEEDBACK_UP, "not a query id; DROP TABLE"),
+    (FEEDBACK_ACTION, "up:not a query id; DROP TABLE"),
+    (FEEDBACK_ACTION, "sideways:0123456789abcdef"),
+    (FEEDBACK_ACTION, "0123456789abcdef"),
+])
+async def test_malformed_feedback_is_ignored(slack: SlackHarness, action_id: str, value: str) -> None:
+    await slack.send_action(EMP, action_id, value, channel=f"D{EMP}", action_type="feedback_buttons")
     await slack.drain()
     assert slack.fake.response_posts == []

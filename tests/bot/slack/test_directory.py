@@ -35,7 +35,7 @@ async def timed() -> AsyncIterator[tuple[SlackHarness, Clock]]:
 async def _ask(h: SlackHarness, user: str, q: str) -> str:
     await h.send_event(h.dm(user, q))
     await h.drain()
-    return message_text(h.fake.posts("chat.update", f"D{user}")[-1])
+    return message_text(h.fake.answers(f"D{user}")[-1])
 
 
 async def test_group_lookups_are_cached(timed: tuple[SlackHarness, Clock]) -> None:
@@ -81,7 +81,7 @@ async def test_channel_members_are_paginated(timed: tuple[SlackHarness, Clock]) 
     await h.send_event(h.mention(EXEC, "canary code?", channel="CBIG"))
     await h.drain()
     assert len(h.fake.calls_to("conversations.members")) == 3
-    public = message_text(h.fake.posts("chat.update", "CBIG")[-1])
+    public = message_text(h.fake.answers("CBIG")[-1])
     assert CANARIES["employees"] in public and CANARIES["executives"] not in public
 
 
@@ -90,7 +90,7 @@ async def test_too_large_channel_answers_privately() -> None:
     try:
         await h.send_event(h.mention(EMP, "dental deductible?", channel="CMIXED"))
         await h.drain()
-        public = message_text(h.fake.posts("chat.update", "CMIXED")[-1])
+        public = message_text(h.fake.answers("CMIXED")[-1])
         assert "too many members" in public and "$50" not in public
         [private] = h.fake.posts("chat.postEphemeral", "CMIXED")
         assert "$50" in message_text(private) and private.args["user"] == EMP

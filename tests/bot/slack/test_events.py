@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from bot.slack.blocks import LOOKING_UP
 from tests.bot.harness import EMP, EXEC, OTHER_BOT, SlackHarness
 from tests.fakes.answer_service import CANARIES
 from tests.fakes.slack_api import message_text
@@ -14,47 +13,39 @@ from tests.fakes.slack_api import message_text
 pytestmark = pytest.mark.integration
 
 
-async def test_dm_gets_placeholder_then_answer_in_thread(slack: SlackHarness) -> None:
+async def test_dm_gets_one_answer_in_thread(slack: SlackHarness) -> None:
     event = slack.dm(EMP, "How much is the dental deductible?")
     resp = await slack.send_event(event)
     assert resp.status == 200
     await slack.drain()
 
-    posts = slack.fake.posts("chat.postMessage")
-    assert len(posts) == 1
-    assert posts[0].args["text"] == LOOKING_UP
-    assert posts[0].args["thread_ts"] == event["ts"]
-    assert posts[0].args["unfurl_links"] is False and posts[0].args["unfurl_media"] is False
-    updates = slack.fake.answer_updates()
-    assert len(updates) == 1
-    update = updates[0]
-    assert update.args["ts"] == "1700000000.000001"
-    text = message_text(update)
+    [answer] = slack.fake.messages()
+    assert answer.thread_ts == event["ts"] and answer.streamed and not answer.streaming
+    text = message_text(answer)
     assert "$50" in text and "[1]" in text and "[^" not in text
     assert "Dental Plan Summary, p. 2" in text
     assert "https://benefits.example.com/docs/dental-plan.pdf#page=2" in text
     assert "https://hr.example.com/contact" in text
-    assert update.args["unfurl_links"] is False and update.args["unfurl_media"] is False
-    actions = [b for b in update.args["blocks"] if b["type"] == "actions"]
-    assert {e["action_id"] for e in actions[0]["elements"]} == {"feedback_up", "feedback_down"}
+    assert slack.settings.answer_footer in text
+    [feedback] = [b for b in answer.blocks if b["type"] == "context_actions"]
+    assert feedback["elements"][0]["type"] == "feedback_buttons"
 
 
 async def test_reply_goes_into_existing_thread(slack: SlackHarness) -> None:
     event = slack.dm(EMP, "dental deductible?", thread_ts="1690000000.000100")
     await slack.send_event(event)
     await slack.drain()
-    assert slack.fake.posts("chat.postMessage")[0].args["thread_ts"] == "1690000000.000100"
+    assert slack.fake.answers()[0].thread_ts == "1690000000.000100"
 
 
 async def test_abstention_is_clean(slack: SlackHarness) -> None:
     await slack.send_event(slack.dm(EMP, "Can I bring my llama to work?"))
     await slack.drain()
-    update = slack.fake.answer_updates()[0]
-    kinds = [b["type"] for b in update.args["blocks"]]
-    assert kinds == ["section", "context"]  # the abstention text and the HR contact, nothing else
-    text = message_text(update)
+    [answer] = slack.fake.answers()
+    assert [b["type"] for b in answer.blocks] == ["context"]  # after its text: the HR contact, nothing else
+    text = message_text(answer)
     assert "won't guess" in text and "https://hr.example.com/contact" in text
-    assert "Sources" not in text and "feedback" not in text
+    assert "Sources" not in text and "feedback" not in text and slack.settings.answer_footer not in text
 
 
 @pytest.mark.parametrize(
@@ -95,8 +86,8 @@ async def test_retry_storm_yields_exactly_one_reply(slack: SlackHarness) -> None
     )
     assert [r.status for r in responses] == [200] * 7
     await slack.drain()
-    assert len(slack.fake.posts("chat.postMessage")) == 1
-    assert len(slack.fake.answer_updates()) == 1
+    assert len(slack.fake.calls_to("chat.startStream")) == 1
+    assert len(slack.fake.messages()) == 1
     assert len(slack.service.calls) == 1
 
 
@@ -110,11 +101,11 @@ async def test_ack_arrives_before_the_slow_answer(slack: SlackHarness) -> None:
     assert acked < 3.0  # Slack's contract
     # The HTTP response came back while the answer service is still sleeping: no answer yet.
     await slack.fake.wait_for(lambda: slack.service.calls)
-    assert slack.fake.answer_updates() == []
+    assert slack.fake.answers() == []
     slack.service.release()
     await slack.drain()
-    assert len(slack.fake.answer_updates()) == 1
-    assert "$50" in message_text(slack.fake.answer_updates()[0])
+    assert len(slack.fake.answers()) == 1
+    assert "$50" in message_text(slack.fake.answers()[0])
 
 
 async def test_thread_memory_passes_history(slack: SlackHarness) -> None:
@@ -140,7 +131,7 @@ async def test_rate_limit_gives_clear_message(slack: SlackHarness) -> None:
     for _ in range(3):
         await slack.send_event(slack.dm(EMP, "dental deductible?"))
     await slack.drain()
-    texts = [message_text(u) for u in slack.fake.answer_updates()]
+    texts = [message_text(u) for u in slack.fake.answers()]
     assert sum("$50" in t for t in texts) == 2
     assert sum("faster than I can answer" in t for t in texts) == 1
     assert len(slack.service.calls) == 2
@@ -154,7 +145,7 @@ async def test_unknown_event_type_is_acknowledged(slack: SlackHarness) -> None:
 async def test_usergroup_change_event_invalidates_cache(slack: SlackHarness) -> None:
     await slack.send_event(slack.dm(EXEC, "canary code?"))
     await slack.drain()
-    assert CANARIES["executives"] in message_text(slack.fake.answer_updates()[-1])
+    assert CANARIES["executives"] in message_text(slack.fake.answers()[-1])
     slack.fake.set_membership("S0EXEC", [])
     await slack.send_event(
         {"type": "subteam_members_changed", "subteam_id": "S0EXEC", "removed_users": [EXEC]}
@@ -162,4 +153,4 @@ async def test_usergroup_change_event_invalidates_cache(slack: SlackHarness) -> 
     await slack.drain()
     await slack.send_event(slack.dm(EXEC, "canary code?"))
     await slack.drain()
-    assert CANARIES["executives"] not in message_text(slack.fake.answer_updates()[-1])
+    assert CANARIES["executives"] not in message_text(slack.fake.answers()[-1])

@@ -33,10 +33,10 @@ async def test_socket_mode_event_is_acked_and_answered_once() -> None:
                 }
             )
         await h.fake.wait_for(lambda: len(h.fake.socket_acks) >= 2)
-        await h.fake.wait_for(lambda: h.fake.answer_updates())
+        await h.fake.wait_for(lambda: h.fake.answers())
         await h.drain()
         assert all("envelope_id" in ack for ack in h.fake.socket_acks)
-        assert len(h.fake.answer_updates()) == 1
-        assert "$50" in message_text(h.fake.answer_updates()[0])
+        assert len(h.fake.answers()) == 1
+        assert "$50" in message_text(h.fake.answers()[0])
     finally:
         await stop_slack(h)

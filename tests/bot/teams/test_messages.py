@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -12,7 +11,7 @@ from bot.reply import PRIVATE_NOTE
 from tests.bot.harness import AAD_GROUP, CON, EMP, EXEC, HR, NOBODY, OID, TeamsHarness
 from tests.fakes.answer_service import CANARIES
 from tests.fakes.server import Call
-from tests.fakes.teams_connector import activity_text
+from tests.fakes.teams_connector import activity_text, root_message_entity
 
 pytestmark = pytest.mark.integration
 
@@ -31,23 +30,25 @@ def _roster(teams: TeamsHarness, activity: dict[str, Any], users: list[str]) -> 
     )
 
 
-async def test_personal_chat_answer_card(teams: TeamsHarness) -> None:
+async def test_personal_chat_answer_is_an_ai_message(teams: TeamsHarness) -> None:
     activity = teams.activity(EMP, "How much is the dental deductible?")
     assert (await teams.post(activity)).status == 200
     await teams.drain()
     typing = [c for c in teams.connector.calls_to("send") if c.args["activity"]["type"] == "typing"]
-    assert len(typing) == 1
+    assert len(typing) >= 1
     [reply] = teams.connector.messages()
-    card = _card(reply)
-    body_text = json.dumps(card)
-    assert "$50" in body_text and "[1]" in body_text and "[^" not in body_text
-    assert "Dental Plan Summary, p. 2" in body_text
-    assert "https://benefits.example.com/docs/dental-plan.pdf#page=2" in body_text
-    assert "https://hr.example.com/contact" in body_text
-    votes = [a["data"]["vote"] for a in card["actions"]]
-    assert votes == ["up", "down"]
+    sent = reply.args["activity"]
+    assert "$50" in sent["text"] and "[1]" in sent["text"] and "[^" not in sent["text"]
+    assert "https://hr.example.com/contact" in sent["text"]
+    entity = root_message_entity(reply)
+    assert entity is not None and entity["additionalType"] == ["AIGeneratedContent"]
+    [claim] = entity["citation"]
+    assert claim["appearance"]["name"] == "Dental Plan Summary, p. 2"
+    assert claim["appearance"]["url"] == "https://benefits.example.com/docs/dental-plan.pdf#page=2"
+    assert sent["channelData"]["feedbackLoopEnabled"] is True
     assert reply.args["activity"]["replyToId"] == activity["id"]
     assert teams.connector.calls_to("members") == []  # a 1:1 chat has no audience to check
+    assert teams.connector.rejected == []
 
 
 async def test_channel_mention_is_stripped_and_reply_threaded(teams: TeamsHarness) -> None:
@@ -61,13 +62,15 @@ async def test_channel_mention_is_stripped_and_reply_threaded(teams: TeamsHarnes
     assert reply.args["reply_to"] == activity["id"]
 
 
-async def test_abstention_card_is_clean(teams: TeamsHarness) -> None:
+async def test_abstention_is_clean(teams: TeamsHarness) -> None:
     await teams.post(teams.activity(EMP, "Can I bring my llama to work?"))
     await teams.drain()
-    card = _card(teams.connector.messages()[0])
-    assert "actions" not in card
-    texts = [b["text"] for b in card["body"]]
-    assert len(texts) == 2 and "won't guess" in texts[0] and "hr.example.com" in texts[1]
+    sent = teams.connector.messages()[0].args["activity"]
+    paragraphs = sent["text"].split("\n\n")
+    assert len(paragraphs) == 2 and "won't guess" in paragraphs[0] and "hr.example.com" in paragraphs[1]
+    assert "attachments" not in sent and "channelData" not in sent  # no card, no feedback buttons
+    entity = root_message_entity(teams.connector.messages()[0])
+    assert entity is not None and "citation" not in entity  # labelled as the answer path's, nothing cited
 
 
 async def test_channel_answer_uses_audience_and_sends_private_1on1(teams: TeamsHarness) -> None:
@@ -96,11 +99,14 @@ async def test_duplicate_activity_is_answered_once(teams: TeamsHarness) -> None:
     assert len(teams.service.calls) == 1
 
 
-async def test_feedback_submit_is_recorded(teams: TeamsHarness) -> None:
-    await teams.post(teams.activity(EMP, "dental deductible?"))
+async def test_feedback_submit_on_a_channel_card_is_recorded(teams: TeamsHarness) -> None:
+    activity = teams.activity(EMP, "dental deductible?", conversation_type="channel", mention=True)
+    _roster(teams, activity, [EMP])
+    await teams.post(activity)
     await teams.drain()
     query_id = _card(teams.connector.messages()[0])["actions"][0]["data"]["query_id"]
-    submit = teams.activity(EMP, "", value={"action": "feedback", "vote": "up", "query_id": query_id})
+    submit = teams.activity(EMP, "", conversation_type="channel", conversation_id=activity["conversation"]["id"],
+                            value={"action": "feedback", "vote": "up", "query_id": query_id})
     await teams.post(submit)
     await teams.drain()
     assert list((await teams.parts.store.hgetall(f"feedback:{query_id}")).values()) == ["up"]

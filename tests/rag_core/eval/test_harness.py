@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rag_core.cli import main
-from rag_core.eval.gold import GoldRow, load_gold
+from rag_core.errors import InvalidInput
+from rag_core.eval.gold import GoldRow, apply_labels, load_gold
 from rag_core.eval.harness import calibrate, evaluate, score_row
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.types import Answer, Citation, DocumentMeta
@@ -299,6 +300,26 @@ def test_gold_keeps_must_not_include(tmp_path: Path) -> None:
     }
     loaded = load_gold(write_gold(tmp_path / "gold.jsonl", [row]))[0]
     assert loaded.must_not_include == ["$1,250"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.unit
+def test_answer_labels_merge_by_id_and_reject_unknown_ids(tmp_path: Path) -> None:
+    rows = load_gold(write_gold(tmp_path / "gold.jsonl", [
+        {"id": "a", "question": "q1", "expect": "answer", "sources": ["x.pdf#page=1"]},
+        {"id": "b", "question": "q2", "expect": "answer", "must_include": ["kept"]},
+    ]))
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": "a", "must_include": ["$20", "$50"]}) + "\n", encoding="utf-8")
+    merged = apply_labels(rows, labels)
+    assert [r.must_include for r in merged] == [["$20", "$50"], ["kept"]]
+    assert merged[0].sources == ["x.pdf#page=1"]
+
+    labels.write_text(json.dumps({"id": "zz", "must_include": ["x"]}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="zz"):
+        apply_labels(rows, labels)
+    labels.write_text(json.dumps({"id": "a", "question": "no question text here"}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="invalid answer label"):
+        apply_labels(rows, labels)
 
 
 # -- calibration (unit) ------------------------------------------------------------------------------------

@@ -8,10 +8,10 @@ time (RRF scores dense #3 + sparse #7 exactly like dense #7 + sparse #3), and ne
 the order among them: ``assert_congruent`` checks everything that is defined (same candidates, same
 scores, same order between different scores, the filter, the counts). Equal fused scores are put in
 one order by the index layer (``deterministic_top``), so ``test_same_ids_in_the_same_order_including_ties``
-and ``test_deletes_keep_bm25_scores_congruent`` hold strictly. One xfail remains:
-``test_tied_candidates_come_back_in_one_deterministic_order`` — identical chunks tie *inside* a
-prefetch, where Qdrant's order decides their RRF ranks (and so their fused scores) before any
-tie-break can run.
+and ``test_deletes_keep_bm25_scores_congruent`` hold strictly, and so does
+``test_tied_candidates_come_back_in_one_deterministic_order``: identical chunks tie *inside* a
+prefetch, where Qdrant's order decides their RRF ranks, so the client gives twins one score (their
+mean, which that order cannot change) before the chunk-id tie-break (``rag_core.index.base.canonical_twins``).
 """
 
 from __future__ import annotations
@@ -475,12 +475,6 @@ def duplicate_points() -> list[IndexPoint]:
     return points
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="INCONGRUENCE (see report): tied candidates (identical chunks) come back "
-    "in a run-to-run varying order from Qdrant Edge, and in a different "
-    "order from the server; RRF inside Qdrant has no deterministic tie-break",
-)
 async def test_tied_candidates_come_back_in_one_deterministic_order(tmp_path: Path) -> None:
     b = await open_backends(tmp_path / "index", duplicate_points())
     try:

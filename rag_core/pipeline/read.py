@@ -1,0 +1,47 @@
+"""Read: a cross-encoder reads the context sentences (``rag_core.reading``), and the answerability
+gate abstains when no sentence answers the question well enough."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rag_core.pipeline.base import StageBase
+from rag_core.pipeline.state import QueryState
+from rag_core.reading.reader import SpanReader
+from rag_core.types import AbstainReason
+
+# ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
+# dense gate (measured on the Spanish gold rows, benchmarks/README.md "Reading models").
+READ_LANGUAGES = frozenset({"en"})
+
+
+class ReadStage(StageBase):
+    """Reads ``state.context`` into ``state.reading`` (English questions only)."""
+
+    name = "read"
+
+    def __init__(self, reader: SpanReader) -> None:
+        self.reader = reader
+
+    async def run(self, state: QueryState) -> None:
+        if state.language in READ_LANGUAGES:
+            # The model call blocks for tens of milliseconds: off the event loop.
+            state.reading = await asyncio.to_thread(self.reader.read, state.question, state.context)
+
+    async def warm_up(self) -> None:
+        await asyncio.to_thread(self.reader.scorer.logits, "warm up", ["warm up"])
+
+
+class AnswerabilityGate(StageBase):
+    """Abstain ``low_similarity`` when the best-read sentence scores under ``min_score`` (a
+    cross-encoder logit, calibrated with ``benefitsbot eval --calibrate``): the documents share
+    words with the question but no sentence of them answers it."""
+
+    name = "answerable"
+
+    def __init__(self, min_score: float) -> None:
+        self.min_score = min_score
+
+    async def run(self, state: QueryState) -> None:
+        if state.reading is not None and state.reading.best < self.min_score:
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

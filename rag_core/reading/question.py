@@ -1,0 +1,76 @@
+"""What the reader asks the cross-encoder: the employee's own words (never the spelling-corrected
+retrieval query: "uber" -> "user" and "partes" -> "padres" change the question), with common
+chat abbreviations written out, and each question clause on its own.
+
+ms-marco was trained on short search queries. Measured on corpus/chat-dev.jsonl (a tuning set):
+"whats the OOP max on the PPO?" scores the answering row at -1.4, "...out-of-pocket maximum..."
+at 6.7; a situation told around the question ("...trying to figure out worst case for my knee
+surgery") pulls every score down, while the question clause alone reads the same rows cleanly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# Abbreviations employees type that the documents spell out. Only unambiguous, domain-standard
+# ones; plan names the documents themselves abbreviate (PPO, HDHP, HSA, FSA, EAP) stay as typed.
+CHAT_ABBREVIATIONS: Mapping[str, str] = {
+    "oop": "out-of-pocket",
+    "max": "maximum",
+    "min": "minimum",
+    "pto": "paid time off (vacation)",
+    "er": "emergency room",
+    "pcp": "primary care physician",
+    "rx": "prescription",
+    "meds": "medications",
+    "oon": "out-of-network",
+    "yr": "year",
+    "yrs": "years",
+    "wk": "week",
+    "wks": "weeks",
+    "hr": "hour",
+    "hrs": "hours",
+    "mo": "month",
+    "mos": "months",
+    "thru": "through",
+    "w/": "with",
+}
+_ABBREVIATION = re.compile(r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len,
+                                                                                      reverse=True)) + r")(?![\w/])",
+                           re.IGNORECASE)
+# "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR").
+_NEEDS_NUMBER = frozenset({"hr", "hrs"})
+_CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\s+[-—–]+\s+")
+_QUESTION_START = re.compile(
+    r"^(what|whats|what's|how|when|where|who|which|why|can|could|do|does|did|is|are|was|will|would|should|"
+    r"may|am|any|qu[eé]|c[oó]mo|cu[aá]nt[oa]s?|cu[aá]ndo|d[oó]nde|puedo|tengo|hay|¿)", re.IGNORECASE)
+
+
+def expand_abbreviations(text: str) -> str:
+    """Write out the chat abbreviations of ``text`` ("OOP max" -> "out-of-pocket maximum")."""
+
+    def expand(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        if word in _NEEDS_NUMBER and not re.search(r"\d\s*$", text[: match.start()]):
+            return match.group(0)
+        return CHAT_ABBREVIATIONS[word]
+
+    return _ABBREVIATION.sub(expand, text)
+
+
+def is_question(clause: str) -> bool:
+    return clause.rstrip().endswith("?") or bool(_QUESTION_START.match(clause.strip().lstrip("¿")))
+
+
+def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
+    """The whole question, then each question clause of it when there are several clauses
+    ("whats the OOP max on the PPO? trying to figure out worst case for my knee surgery" ->
+    the whole, and "whats the out-of-pocket maximum on the PPO?"). A clause that only tells
+    the situation ("we just got married") is never read alone: it is context, not a question."""
+    whole = expand_abbreviations(" ".join(question.split()))
+    parts = [p.strip() for p in _CLAUSE_END.split(whole) if p.strip()]
+    if len(parts) < 2:
+        return [whole]
+    asked = [p for p in parts if is_question(p) and len(p.split()) >= 3]
+    return [whole, *asked[:max_clauses]]

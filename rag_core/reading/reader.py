@@ -1,0 +1,88 @@
+"""A model reads the context: which sentences answer the question, and how well the best one does.
+
+Two steps, because the cross-encoder costs ~8-20 ms a sentence on this 2-core machine and four
+chunks hold ~40 sentences: a free word-overlap pass keeps the ``keep`` most promising sentences,
+then ms-marco-MiniLM-L-12-v2 reads each of them under its section heading, once per reader
+question (``question.reader_queries``), and the best reading counts. The best logit is also the
+answerability signal (``AnswerabilityGate``): no sentence of the context answers the question
+well means the documents do not cover it, whatever words they share with it.
+
+Measured (benchmarks/README.md, "Reading models"): on corpus/gold.jsonl the shipped lexical picker
+and this reader tie; on the chat-style dev set the reader is ahead; the word-overlap prefilter at
+12 loses nothing against reading every sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rag_core.reading.question import reader_queries
+from rag_core.reading.spans import Span, spans_of
+from rag_core.text import local_idf, terms
+from rag_core.types import Candidate
+
+
+class PassageScorer(Protocol):
+    """A cross-encoder: one relevance logit per passage for a question (``rag_core.models.CrossEncoder``)."""
+
+    def logits(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class ReadSpan:
+    span: Span
+    score: float  # the best cross-encoder logit over the reader questions
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The read sentences, best first (only those the prefilter kept)."""
+
+    spans: list[ReadSpan] = field(default_factory=list)
+
+    @property
+    def best(self) -> float:
+        return self.spans[0].score if self.spans else float("-inf")
+
+    def answer(self, max_sentences: int = 3, margin: float = 5.0) -> list[ReadSpan]:
+        """The best sentence and up to ``max_sentences - 1`` more that read nearly as well (a
+        table row and the sentence that qualifies it), never one far below the best."""
+        if not self.spans:
+            return []
+        return [s for s in self.spans[:max_sentences] if s.score >= self.best - margin]
+
+
+def word_overlap(question: str, spans: Sequence[Span]) -> list[float]:
+    """IDF-weighted share of the question's words in the span and its heading: the cheap
+    prefilter. IDF is local to these spans, so a word every sentence shares counts little."""
+    asked = set(terms(question))
+    bags = [set(terms(f"{s.heading} {s.text}")) for s in spans]
+    if not asked or not bags:
+        return [0.0] * len(spans)
+    idf = local_idf(asked, bags)
+    total = sum(idf.values()) or 1.0
+    return [sum(idf[t] for t in asked & bag) / total for bag in bags]
+
+
+class SpanReader:
+    """Prefilter by word overlap, then read with the cross-encoder."""
+
+    def __init__(self, scorer: PassageScorer, *, keep: int = 12) -> None:
+        self.scorer = scorer
+        self.keep = keep
+
+    def read(self, question: str, context: Sequence[Candidate]) -> Reading:
+        spans = spans_of(context)
+        if not spans:
+            return Reading()
+        asked = reader_queries(question)
+        overlap = word_overlap(asked[0], spans)
+        # Ties keep reading order (earlier chunks rank higher after the reranker).
+        pool = [spans[i] for i in sorted(range(len(spans)), key=lambda i: -overlap[i])[: self.keep]]
+        framed = [s.in_context() for s in pool]
+        per_question = [self.scorer.logits(q, framed) for q in asked]
+        scores = [max(column) for column in zip(*per_question, strict=True)]
+        ranked = sorted(zip(pool, scores, strict=True), key=lambda pair: -pair[1])
+        return Reading([ReadSpan(span, score) for span, score in ranked])

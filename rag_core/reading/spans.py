@@ -1,0 +1,83 @@
+"""The units a reader picks from: sentences and table rows of the context chunks, each with its
+character span in the chunk (so token vectors computed for the whole chunk can score it) and the
+section heading it sits under (a cross-encoder reading "Copay - specialist visit; PPO Plan: $50"
+alone does not know it is about the medical plan's in-network costs)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_core.types import Candidate
+
+# A sentence ends at . ! ? followed by what starts a sentence (the rule of text.split_sentences),
+# so "6 a.m. to 9 p.m." or "U.S. employees" is not cut in two. Table rows are one line each.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(¿¡$])")
+_TERMINAL = (".", "!", "?", ":", ";")
+MIN_WORDS = 3
+HEADING_MAX_WORDS = 12
+
+
+@dataclass(frozen=True)
+class Span:
+    """One sentence or table row of a context chunk."""
+
+    text: str
+    chunk: Candidate
+    start: int  # character offsets of ``text`` in ``chunk.content``
+    end: int
+    heading: str  # the section heading in effect ("" when the chunk names none)
+
+    def in_context(self) -> str:
+        """The span as a reader should see it: under its heading."""
+        return f"{self.heading}: {self.text}" if self.heading and self.heading not in self.text else self.text
+
+
+def _is_heading(line: str, is_last: bool) -> bool:
+    """A short line without closing punctuation followed by more text: a section heading the
+    chunker inserted where the section changed."""
+    return not is_last and not line.endswith(_TERMINAL) and len(line.split()) <= HEADING_MAX_WORDS
+
+
+def split_spans(chunk: Candidate) -> list[Span]:
+    """Sentences and table rows of ``chunk`` in reading order, with offsets and headings. Line 0
+    (``"title — heading"``, added by the chunker) is context, not a statement; headings become
+    the ``heading`` of what follows them; fragments under three words are dropped."""
+    content = chunk.content
+    lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]+", content)]
+    if not lines:
+        return []
+    first = lines[0][1]
+    heading = first.split(" — ", 1)[1].strip() if " — " in first else ""
+    spans: list[Span] = []
+    for number, (offset, raw) in enumerate(lines[1:], start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if _is_heading(line, number == len(lines) - 1):
+            heading = line
+            continue
+        base = offset + (len(raw) - len(raw.lstrip()))
+        cursor = 0
+        for part in _SENTENCE_END.split(line):
+            at = line.index(part, cursor)
+            cursor = at + len(part)
+            text = part.strip()
+            if len(text.split()) >= MIN_WORDS:
+                spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + at + len(text),
+                                  heading=heading))
+    return spans
+
+
+def spans_of(context: Sequence[Candidate]) -> list[Span]:
+    """Every span of the context chunks, duplicates (the chunker's 40-token overlap repeats the
+    tail of the previous chunk) kept once, in the first chunk that has them."""
+    seen: set[str] = set()
+    out: list[Span] = []
+    for chunk in context:
+        for span in split_spans(chunk):
+            if span.text not in seen:
+                seen.add(span.text)
+                out.append(span)
+    return out

@@ -1,0 +1,33 @@
+"""What the reader asks: the employee's words, abbreviations written out, question clauses alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.reading.question import expand_abbreviations, reader_queries
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("whats the OOP max on the PPO?", "whats the out-of-pocket maximum on the PPO?"),
+    ("how much PTO after 4 yrs", "how much paid time off (vacation) after 4 years"),
+    ("im part time, 25 hrs a week", "im part time, 25 hours a week"),
+    ("How do I get in touch with HR?", "How do I get in touch with HR?"),  # the department, not hours
+    ("if the ER admits me", "if the emergency room admits me"),
+    ("maximum HSA contribution", "maximum HSA contribution"),  # plan names stay as typed
+])
+def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
+    assert expand_abbreviations(typed) == read
+
+
+def test_question_clauses_are_read_alone_and_situations_never_are() -> None:
+    assert reader_queries("whats the OOP max on the PPO? trying to figure out worst case for my knee surgery") == [
+        "whats the out-of-pocket maximum on the PPO? trying to figure out worst case for my knee surgery",
+        "whats the out-of-pocket maximum on the PPO?",
+    ]
+    assert reader_queries("we just got married last week. how do I add my spouse to my plan?") == [
+        "we just got married last week. how do I add my spouse to my plan?",
+        "how do I add my spouse to my plan?",
+    ]
+    assert reader_queries("What is the PPO deductible?") == ["What is the PPO deductible?"]

@@ -1,0 +1,83 @@
+"""The reader with the REAL bundled cross-encoder: it picks the answering sentence over related
+ones, and a question the context does not answer reads too low to pass the answerability gate."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.generation.extractive import ExtractiveGenerator
+from rag_core.models import CrossEncoder
+from rag_core.pipeline.read import AnswerabilityGate, ReadStage
+from rag_core.pipeline.state import QueryState
+from rag_core.reading.reader import SpanReader
+from rag_core.settings import DEFAULT_READER_MIN_SCORE
+from rag_core.types import AbstainReason
+from tests.fakes.network import network_disabled
+from tests.rag_core.candidates import candidate
+
+pytestmark = pytest.mark.integration
+
+MEDICAL = candidate(
+    "medical-plan-2026_p1_c00",
+    "Copays do not count toward the PPO deductible, but they do count toward the out-of-pocket maximum.\n"
+    "Benefit (in-network): Copay - specialist visit; PPO Plan: $50; HDHP with HSA: 20% after deductible.\n"
+    "Benefit (in-network): Out-of-pocket maximum (individual / family); PPO Plan: $4,000 / $8,000; "
+    "HDHP with HSA: $4,500 / $9,000.\n"
+    "Benefit (in-network): Emergency room; PPO Plan: $300 copay (waived if admitted); "
+    "HDHP with HSA: 20% after deductible.",
+    policy_id="medical-plan", title="Fabrikam Medical Plan Summary 2026", heading="Plan Options at a Glance",
+)
+HANDBOOK = candidate(
+    "employee-handbook-2026_p1_c10",
+    "Performance and values\n"
+    "At Fabrikam we value open communication, honesty and respect in everything we do.\n"
+    "Managers hold a performance review with each employee twice a year, in June and December.",
+    policy_id="employee-handbook", title="Fabrikam Employee Handbook 2026", heading="Working here",
+)
+
+
+@pytest.fixture(scope="module")
+def reader() -> SpanReader:
+    with network_disabled() as attempts:
+        built = SpanReader(CrossEncoder.shared(max_length=128))
+    assert attempts == []
+    return built
+
+
+def test_the_answering_row_is_picked_over_related_rows_even_typed_in_chat(reader: SpanReader) -> None:
+    reading = reader.read("whats the OOP max on the PPO? trying to figure out worst case for my knee surgery",
+                          [MEDICAL])
+    assert "$4,000" in reading.spans[0].span.text
+    assert reading.best >= DEFAULT_READER_MIN_SCORE
+
+
+def test_the_sentence_that_says_how_often_beats_the_values_statement(reader: SpanReader) -> None:
+    reading = reader.read("How often does Fabrikam hold performance reviews?", [HANDBOOK])
+    assert reading.spans[0].span.text.startswith("Managers hold a performance review")
+    assert "twice a year" in " ".join(r.span.text for r in reading.answer())
+
+
+async def test_a_near_miss_reads_too_low_and_the_gate_abstains(reader: SpanReader) -> None:
+    state = QueryState("Does the medical plan pay for egg freezing?", "token")
+    state.context = [MEDICAL]
+    await ReadStage(reader).run(state)
+    assert state.reading is not None and state.reading.best < DEFAULT_READER_MIN_SCORE
+    await AnswerabilityGate(DEFAULT_READER_MIN_SCORE).run(state)
+    assert state.abstain_reason is AbstainReason.LOW_SIMILARITY and state.decided_by == "answerable"
+
+
+async def test_the_extractive_generator_quotes_what_the_reader_picked_with_citations(reader: SpanReader) -> None:
+    reading = reader.read("How much is the ER copay on the PPO?", [MEDICAL])
+    result = await ExtractiveGenerator().generate("How much is the ER copay on the PPO?", [MEDICAL], reading=reading)
+    first = result.text.split("[^")[0]
+    assert "$300 copay" in first
+    assert "[^medical-plan-2026_p1_c00]" in result.text
+
+
+async def test_spanish_questions_are_not_read_by_the_english_model(reader: SpanReader) -> None:
+    state = QueryState("¿Cuántas semanas de permiso parental pagado ofrece Fabrikam?", "token", )
+    state.language = "es"
+    state.context = [MEDICAL]
+    await ReadStage(reader).run(state)
+    await AnswerabilityGate(DEFAULT_READER_MIN_SCORE).run(state)
+    assert state.reading is None and not state.finished

@@ -1,0 +1,51 @@
+"""Spans: the sentences and table rows a reader chooses from, with offsets and headings."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.reading.spans import spans_of, split_spans
+from tests.rag_core.candidates import candidate
+
+pytestmark = pytest.mark.unit
+
+BODY = (
+    "Paid Time Off (Vacation)\n"
+    "Regular full-time employees accrue vacation each pay period. You may use it as soon as it accrues.\n"
+    "Years of service: Less than 3 years; Annual vacation: 15 days (120 hours).\n"
+    "Floating holidays\n"
+    "Regular employees receive 2 floating holidays each calendar year. See p. 4.\n"
+    "Ok."
+)
+
+
+def test_sentences_and_rows_with_offsets_and_the_heading_in_effect() -> None:
+    chunk = candidate("handbook_p1_c00", BODY, title="Employee Handbook", heading="Time Off")
+    spans = split_spans(chunk)
+    assert [s.text for s in spans] == [
+        "Regular full-time employees accrue vacation each pay period.",
+        "You may use it as soon as it accrues.",
+        "Years of service: Less than 3 years; Annual vacation: 15 days (120 hours).",
+        "Regular employees receive 2 floating holidays each calendar year.",
+    ]  # headings are context, "See p. 4." and "Ok." are fragments under three words
+    assert [s.heading for s in spans] == ["Paid Time Off (Vacation)"] * 3 + ["Floating holidays"]
+    for span in spans:
+        assert chunk.content[span.start:span.end] == span.text
+    assert spans[3].in_context() == (
+        "Floating holidays: Regular employees receive 2 floating holidays each calendar year.")
+
+
+def test_the_chunk_heading_applies_until_a_new_one_and_the_title_line_is_not_a_statement() -> None:
+    chunk = candidate("x_p1_c00", "The plan pays 80% after the deductible.", heading="How the HDHP works")
+    (span,) = split_spans(chunk)
+    assert span.heading == "How the HDHP works"
+    assert span.text == "The plan pays 80% after the deductible."
+
+
+def test_overlapping_chunks_repeat_a_sentence_once() -> None:
+    first = candidate("x_p1_c00", "Coverage ends on the last day of the month.")
+    second = candidate("x_p1_c01", "Coverage ends on the last day of the month.\nCOBRA lasts up to 18 months.")
+    assert [(s.chunk.chunk_id, s.text) for s in spans_of([first, second])] == [
+        ("x_p1_c00", "Coverage ends on the last day of the month."),
+        ("x_p1_c01", "COBRA lasts up to 18 months."),
+    ]

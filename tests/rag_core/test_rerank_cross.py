@@ -1,0 +1,89 @@
+"""Cross-encoder rerank (RERANKER=cross) with the real bundled ms-marco model: what it reads of each
+chunk, and how it reorders the head of the MaxSim + cosine order. Ordering only; speed is in
+benchmarks/rerank_sweep.py --cross."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.models import CrossEncoder
+from rag_core.pipeline import build_reranker
+from rag_core.rerank import BestWindow, CrossEncoderRerank, LateDenseBlend, LexicalDenseReranker
+from rag_core.settings import CoreSettings
+from rag_core.types import Candidate
+from tests.fakes.network import network_disabled
+from tests.rag_core.candidates import candidate
+
+QUESTION = "How much is the copay for a specialist visit?"
+FILLER = " ".join(f"Members should keep receipt number {i} for their records." for i in range(40))
+
+
+@pytest.fixture(scope="module")
+def cross() -> CrossEncoder:
+    with network_disabled() as attempts:
+        encoder = CrossEncoder.shared()
+    assert attempts == []
+    return encoder
+
+
+def scored(chunk_id: str, body: str, late: float, heading: str = "Costs") -> Candidate:
+    return candidate(chunk_id, body, heading=heading, dense=0.5).model_copy(update={"late_score": late})
+
+
+@pytest.mark.integration
+def test_the_window_is_the_header_plus_the_part_that_matches_the_question(cross: CrossEncoder) -> None:
+    body = f"{FILLER} A specialist visit costs a $60 copay after the deductible. {FILLER}"
+    chunk = candidate("plan_p1_c00", body)
+    window = BestWindow(96, 24)(QUESTION, chunk.content, cross.piece_offsets)
+    assert window.startswith("Fabrikam HMO Plan Summary 2026 — Costs\n")
+    assert "specialist visit costs a $60 copay" in window
+    assert len(cross.piece_offsets(window.partition("\n")[2])) <= 96
+    short = candidate("plan_p2_c00", "Specialist visits cost a $50 copay.")
+    assert BestWindow(96, 24)(QUESTION, short.content, cross.piece_offsets) == short.content  # read whole
+
+
+@pytest.mark.integration
+async def test_the_cross_encoder_lifts_the_answer_within_the_head_and_keeps_the_tail(cross: CrossEncoder) -> None:
+    candidates = [
+        scored("a_p1_c00", f"Specialist doctors in the network are listed in the provider directory. {FILLER}", 0.80,
+               heading="Finding a specialist"),
+        scored("b_p1_c00", "Vision exams are covered once a year at no cost to members.", 0.78),
+        scored("c_p1_c00", f"{FILLER} A specialist visit costs a $60 copay after the deductible.", 0.75),
+        scored("d_p1_c00", "A specialist visit costs a $60 copay.", 0.60),  # outside the head: not read
+    ]
+    base = await LateDenseBlend().rerank(QUESTION, candidates)
+    assert [c.chunk_id for c in base] == ["a_p1_c00", "b_p1_c00", "c_p1_c00", "d_p1_c00"]
+    ranked = await CrossEncoderRerank(cross, top_n=3, window=BestWindow(96, 24)).rerank(QUESTION, candidates)
+    assert ranked[0].chunk_id == "c_p1_c00"  # the answer sat third by MaxSim, at the end of a long chunk
+    assert ranked[-1].chunk_id == "d_p1_c00"  # the tail keeps the base order below the head
+    assert sorted(c.chunk_id for c in ranked) == sorted(c.chunk_id for c in candidates)  # reorders, never drops
+    head_scores = [c.rerank_score or 0.0 for c in ranked[:3]]
+    assert head_scores == sorted(head_scores, reverse=True)
+
+
+@pytest.mark.integration
+async def test_a_large_base_weight_follows_the_base_order(cross: CrossEncoder) -> None:
+    candidates = [scored("a_p1_c00", "Vision exams are covered once a year.", 0.9),
+                  scored("b_p1_c00", "A specialist visit costs a $60 copay.", 0.5)]
+    ranked = await CrossEncoderRerank(cross, top_n=2, base_weight=100.0).rerank(QUESTION, candidates)
+    assert [c.chunk_id for c in ranked] == ["a_p1_c00", "b_p1_c00"]
+    assert [c.chunk_id for c in await CrossEncoderRerank(cross, top_n=2).rerank(QUESTION, candidates)] == [
+        "b_p1_c00", "a_p1_c00"]
+
+
+@pytest.mark.integration
+def test_reranker_cross_is_built_over_the_right_base_order() -> None:
+    with network_disabled():
+        reranker = build_reranker(CoreSettings(_env_file=None, RERANKER="cross", CROSS_RERANK_TOP_N=5,
+                                               CROSS_RERANK_WINDOW=96))
+        assert isinstance(reranker, CrossEncoderRerank)
+        assert (reranker.top_n, reranker.window.pieces) == (5, 96)
+        assert isinstance(reranker.base, LateDenseBlend)
+        plain = build_reranker(CoreSettings(_env_file=None, RERANKER="cross", LATE_INTERACTION="none"))
+        assert isinstance(plain, CrossEncoderRerank) and isinstance(plain.base, LexicalDenseReranker)
+
+
+@pytest.mark.unit
+def test_window_sizes_are_checked() -> None:
+    with pytest.raises(ValueError):
+        BestWindow(8, 4)
