@@ -30,6 +30,7 @@ import socket
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,9 @@ async def _choose_service(
     return fake, f"fake ({fake_delay_ms:.0f} ms simulated latency)"
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+async def run(args: argparse.Namespace, questions: Iterator[str] | None = None) -> dict[str, Any]:
+    """``questions``: a distinct question for each event (benchmarks/scale_bench.py); by default
+    each event draws one of the few QUESTIONS above."""
     slack = FakeSlackApi(bot_token=BOT_TOKEN)
     await slack.start()
     for user in USERS:
@@ -194,7 +197,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await asyncio.sleep(delay)
             ts = f"1720000000.{i:06d}"
             user = USERS[i % len(USERS)]
-            text = rng.choice(QUESTIONS)
+            text = next(questions) if questions is not None else rng.choice(QUESTIONS)
             if rng.random() < args.mention_fraction:
                 event = {
                     "type": "app_mention",
