@@ -31,6 +31,7 @@ from bot.reply import (
     Reply,
     ReplyKind,
 )
+from bot.report.recorder import OutcomeRecorder
 from bot.settings import BotSettings
 from bot.store import Store
 from rag_core.errors import AccessDenied, GenerationFailed, IndexUnavailable
@@ -60,11 +61,13 @@ def _same_answer(a: Reply, b: Reply) -> bool:
 
 
 class Answerer:
-    def __init__(self, settings: BotSettings, service: AnswerService, store: Store, metrics: Metrics) -> None:
+    def __init__(self, settings: BotSettings, service: AnswerService, store: Store, metrics: Metrics,
+                 report: OutcomeRecorder | None = None) -> None:
         self.settings = settings
         self.service = service
         self.store = store
         self.metrics = metrics
+        self.report = report
         self.rate_limiter = RateLimiter(store, settings.rate_limit_per_minute)
         self.cache = AnswerCache(store, service, settings.answer_cache_ttl_s, settings.today)
 
@@ -136,6 +139,10 @@ class Answerer:
             footer="" if answer.abstained else self.settings.answer_footer,
         )
 
+    def reply_for(self, answer: Answer) -> Reply:
+        """The reply the platforms render for the core's ``answer`` (the playground shows exactly this)."""
+        return self._answer_reply(answer, answer.query_id or uuid.uuid4().hex[:16])
+
     # ----- the one entry point ---------------------------------------------------------------
     async def ask(
         self,
@@ -196,7 +203,16 @@ class Answerer:
                 ttl_s=self.settings.thread_memory_ttl_s,
             )
         self._observe(outcome, platform, uref, question, started, cached, edge_id)
+        await self._report(question, outcome)
         return outcome
+
+    async def _report(self, question: str, outcome: Outcome) -> None:
+        if self.report is None:
+            return
+        try:
+            await self.report.record(question, outcome)
+        except Exception:  # noqa: BLE001 - the report never costs anyone their answer
+            log.warning("could not record the outcome for the report", exc_info=True)
 
     async def _decide(
         self,
@@ -283,7 +299,13 @@ class Answerer:
         if vote not in ("up", "down") or not _QUERY_ID_RE.match(query_id or ""):
             return False
         uref = self.user_ref(platform, user_id)
+        previous = (await self.store.hgetall(f"feedback:{query_id}")).get(uref) if self.report else None
         await self.store.hset(f"feedback:{query_id}", uref, vote, self.settings.feedback_ttl_s)
+        if self.report is not None:
+            try:
+                await self.report.feedback(query_id, vote, previous)
+            except Exception:  # noqa: BLE001
+                log.warning("could not record the vote for the report", exc_info=True)
         self.metrics.feedback.labels(platform, vote).inc()
         log.info("feedback query_id=%s user=%s platform=%s vote=%s", query_id, uref, platform, vote)
         return True

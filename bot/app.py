@@ -18,15 +18,20 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import startup
 from bot.answering import Answerer
 from bot.core_service import AnswerService, CoreAnswerService, IndexAware, Lifecycle
+from bot.devmode import DevDirectory, uses_dev_identity
 from bot.errors import ConfigError, IdentityLookupError
 from bot.health import Health, IndexProbe
 from bot.log_privacy import protect_logs
 from bot.observability import Metrics
+from bot.playground import mount_playground, playground_served
 from bot.rbac import RbacPolicy, load_policy
+from bot.report import ReportRecorder, vocabulary_of
 from bot.settings import BotSettings
 from bot.slack.app import SlackEdge
+from bot.slack.dev import DevSlackResponder
 from bot.slack.directory import SlackDirectory
 from bot.store import RedisStore, Store, create_store
 from bot.tasks import BackgroundTasks
@@ -117,12 +122,18 @@ def create_app(
     if isinstance(store, RedisStore):
         store.on_state_change = lambda up: metrics.store_up.set(1 if up else 0)
     tasks = BackgroundTasks()
-    answerer = Answerer(settings, service, store, metrics)
+    answerer = Answerer(settings, service, store, metrics, ReportRecorder(store, settings, vocabulary_of(service)))
     parts = BotComponents(settings, answerer, store, metrics, tasks, policy)
     app = web.Application()
     app[COMPONENTS] = parts
+    slack_dev = DevDirectory.from_settings("slack", settings, policy) if uses_dev_identity(settings, "slack") else None
+    teams_dev = DevDirectory.from_settings("teams", settings, policy) if uses_dev_identity(settings, "teams") else None
 
-    if settings.slack_enabled and settings.slack_bot_token_value:
+    if settings.slack_enabled and slack_dev is not None:
+        responder = DevSlackResponder(answerer, slack_dev, settings.slack_signing_secret_value)
+        app.router.add_post("/slack/events", responder.handle_http)
+        parts.platforms["slack"] = "dev: answered in the HTTP response as the dev identity"
+    elif settings.slack_enabled and settings.slack_bot_token_value:
         client = slack_client or default_slack_client(settings)
         directory = SlackDirectory(
             client,
@@ -137,11 +148,7 @@ def create_app(
         if settings.slack_http_active:
             app.router.add_post("/slack/events", parts.slack.handle_http)
             parts.platforms["slack_http"] = "on"
-        else:
-            log.warning(
-                "SLACK_SIGNING_SECRET is not set: /slack/events is not served "
-                "(signatures are always verified)"
-            )
+        else:  # said once at start-up (bot.startup)
             parts.platforms["slack_http"] = "off: no signing secret"
         if settings.slack_socket_mode_active:
             slack_edge = parts.slack
@@ -160,12 +167,10 @@ def create_app(
 
     graph: GraphClient | None = None
     if settings.teams_enabled:
-        if not settings.teams_auth_enabled:
-            log.warning("MICROSOFT_APP_ID is not set: Bot Framework authentication is OFF (dev mode only)")
         graph = GraphClient(
             settings.graph_api_base_url, graph_token_provider or default_graph_tokens(settings)
         )
-        teams_directory = TeamsDirectory(
+        teams_directory = teams_dev or TeamsDirectory(
             graph, policy, store, ttl_s=settings.group_cache_ttl_s, max_members=settings.audience_max_members
         )
         parts.teams = TeamsEdge(
@@ -194,6 +199,10 @@ def create_app(
     app.router.add_get("/healthz", health.healthz)
     app.router.add_get("/readyz", health.readyz)
     app.router.add_get("/metrics", health.metrics)
+    served = playground_served(settings)
+    if served:
+        mount_playground(app, parts, service)
+    startup.announce(app, settings, service, slack_dev=slack_dev, teams_dev=teams_dev, playground=served)
 
     if isinstance(service, Lifecycle):
         lifecycle: Lifecycle = service

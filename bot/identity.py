@@ -56,7 +56,8 @@ def scope_hash(asker: Identity, audience: Sequence[Identity] = ()) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def mint_for(key: str, identity: Identity, subject: str, ttl_s: int) -> str:
+def mint_for(key: str, identity: Identity, subject: str, ttl_s: int, *, language: str | None = None) -> str:
+    """The signed token the core requires; ``language`` restricts answers to documents in it."""
     return mint_token(
         key,
         subject=subject,
@@ -64,6 +65,7 @@ def mint_for(key: str, identity: Identity, subject: str, ttl_s: int) -> str:
         state=identity.state,
         employment_type=identity.employment_type,
         ttl_s=ttl_s,
+        language=language,
     )
 
 

@@ -17,6 +17,10 @@ from pydantic import Field, SecretStr, field_validator
 from rag_core.settings import CoreSettings
 
 DEV_RBAC_SIGNING_KEY = "dev-only-rbac-key-change-me"
+# An admin credential shorter than this is refused in prod: it guards "ask as anyone".
+MIN_ADMIN_TOKEN_CHARS = 24
+# Opt-in question text in the report is kept at most this long, whatever is configured.
+MAX_REPORT_QUESTION_DAYS = 30
 DEFAULT_ANSWER_FOOTER = (
     "AI-generated from the official plan documents; the plan documents govern — "
     "a summary is not a guarantee of coverage."
@@ -105,6 +109,20 @@ class BotSettings(CoreSettings):
     # Answering (MAX_QUESTION_CHARS is a core setting: the core enforces it for every caller)
     answer_timeout_s: float = Field(default=60.0, alias="ANSWER_TIMEOUT_S")
 
+    # Dev mode: who is asking when no platform directory can say (never used in prod)
+    dev_identity_groups: str = Field(default="employees", alias="DEV_IDENTITY_GROUPS")
+    dev_identity_state: str | None = Field(default=None, alias="DEV_IDENTITY_STATE")
+
+    # Playground (web page to ask as any identity) and its admin credential
+    playground_admin_token: SecretStr | None = Field(default=None, alias="PLAYGROUND_ADMIN_TOKEN")
+
+    # Unanswered-topics report
+    report_retention_days: int = Field(default=90, ge=1, le=400, alias="REPORT_RETENTION_DAYS")
+    report_store_questions: bool = Field(default=False, alias="REPORT_STORE_QUESTIONS")
+    report_question_days: int = Field(
+        default=7, ge=1, le=MAX_REPORT_QUESTION_DAYS, alias="REPORT_QUESTION_DAYS"
+    )
+
     # The answer as an AI assistant (both platforms)
     answer_footer: str = Field(default=DEFAULT_ANSWER_FOOTER, alias="ANSWER_FOOTER")
     suggested_prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUGGESTED_PROMPTS),
@@ -159,6 +177,19 @@ class BotSettings(CoreSettings):
     def teams_auth_enabled(self) -> bool:
         return bool(self.microsoft_app_id)
 
+    @property
+    def graph_configured(self) -> bool:
+        """Microsoft Graph can be asked who a Teams user is (app id, secret and tenant all set)."""
+        return bool(self.microsoft_app_id and self.microsoft_app_password_value and self.microsoft_app_tenant_id)
+
+    @property
+    def playground_admin_token_value(self) -> str:
+        return _secret(self.playground_admin_token)
+
+    @property
+    def dev_groups(self) -> frozenset[str]:
+        return frozenset(g.strip() for g in self.dev_identity_groups.split(",") if g.strip())
+
     def startup_problems(self) -> list[str]:
         """Every reason this configuration must not serve traffic (empty when it may)."""
         problems: list[str] = []
@@ -188,6 +219,12 @@ class BotSettings(CoreSettings):
                 )
             elif not self.microsoft_app_password_value:
                 problems.append("MICROSOFT_APP_PASSWORD is required in prod when MICROSOFT_APP_ID is set")
+        token = self.playground_admin_token_value
+        if token and len(token) < MIN_ADMIN_TOKEN_CHARS:
+            problems.append(
+                f"PLAYGROUND_ADMIN_TOKEN must be at least {MIN_ADMIN_TOKEN_CHARS} characters in prod "
+                "(it lets its holder ask as any identity)"
+            )
         return problems
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from rag_core.errors import CatalogError
+from rag_core.markdown import first_heading
 from rag_core.types import DocumentMeta
 
 CATALOG_NAME = "catalog.yaml"
@@ -73,7 +74,12 @@ def derive_document_id(relative_path: str) -> str:
     return slug or "document"
 
 
-def _title_from(relative_path: str) -> str:
+def _title_from(root: Path, relative_path: str) -> str:
+    """A markdown file's first heading (its title as written), else words from the file name."""
+    if Path(relative_path).suffix.lower() in (".md", ".markdown"):
+        heading = first_heading(root / relative_path)
+        if heading:
+            return heading
     return re.sub(r"[_-]+", " ", Path(relative_path).stem).strip()
 
 
@@ -132,7 +138,8 @@ def _build(file: str, entry: dict[str, Any], defaults: dict[str, Any], root: Pat
     merged: dict[str, Any] = {**defaults, **entry}
     merged.setdefault("document_id", derive_document_id(file))
     merged.setdefault("policy_id", merged["document_id"])
-    merged.setdefault("title", _title_from(file))
+    if "title" not in merged:
+        merged["title"] = _title_from(root, file)
     merged.setdefault("source_uri", (root / file).resolve().as_uri())
     values = {name: _check(file, name, merged[name]) for name in sorted(_DOC_FIELDS - {"file"}) if name in merged}
     if not (root / file).is_file():

@@ -12,7 +12,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from rag_core.errors import BenefitsBotError, InvalidInput
+from rag_core.console import index_location, quiet_model_loading, show_progress
+from rag_core.errors import BenefitsBotError, IndexUnavailable, InvalidInput
 from rag_core.settings import CoreSettings
 
 # The identity `ask` uses when no --groups is given: an ordinary employee with no state on file,
@@ -32,8 +33,9 @@ def add_core_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     ingest = sub.add_parser("ingest", help="ingest a folder of PDFs/markdown (with optional catalog.yaml)")
     ingest.add_argument("path", type=Path)
     ingest.add_argument("--data-dir", type=Path)
-    ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
-    ingest.add_argument("--no-progress", action="store_true")
+    ingest.add_argument("--json", action="store_true",
+                        help="print the summary as JSON, with each file's status, chunks and unsearchable pages")
+    ingest.add_argument("--no-progress", action="store_true", help="no progress bar (never shown off a terminal)")
     ingest.set_defaults(handler=cmd_ingest)
 
     ask = sub.add_parser("ask", help="ask one question as a given identity")
@@ -63,7 +65,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     async def run() -> int:
         index = open_index(settings)
         try:
-            summary = await Ingestor.from_settings(index, settings, progress=not args.no_progress).run(args.path)
+            summary = await Ingestor.from_settings(index, settings,
+                                                   progress=show_progress(args.no_progress)).run(args.path)
         finally:
             await index.aclose()
         print(json.dumps(summary.to_json(), indent=2) if args.json else summary.render())
@@ -90,6 +93,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from rag_core.pipeline import build_pipeline
 
     settings = _settings(args)
+    warn_placeholder_contact(settings)
     state = _state_code(args.state)
     groups = [g.strip() for g in (args.groups or ",".join(DEFAULT_CLI_GROUPS)).split(",") if g.strip()]
     token = mint_token(settings.rbac_signing_key.get_secret_value(), subject=DEFAULT_CLI_SUBJECT,
@@ -110,6 +114,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def warn_placeholder_contact(settings: CoreSettings) -> None:
+    if settings.hr_contact_is_placeholder:
+        print(f"warning: HR_CONTACT_URL is the placeholder {settings.hr_contact_url}; set it to your HR "
+              "contact page (every answer links to it)", file=sys.stderr)
+
+
 def render_text(answer: Any) -> str:
     lines = [answer.answer]
     for notice in answer.notices:
@@ -123,14 +133,46 @@ def render_text(answer: Any) -> str:
     return "\n".join(lines)
 
 
+def add_verbose_flags(parser: argparse.ArgumentParser) -> None:
+    """``-v`` on every command (``benefitsbot ask "..." -v``): model loading bars and INFO logs;
+    ``-vv``: DEBUG."""
+    verbose_help = "show model loading progress and more log lines (-vv: debug)"
+    parser.add_argument("-v", "--verbose", action="count", default=0, help=verbose_help)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS, help=verbose_help)
+
+
+def configure_logging(args: argparse.Namespace) -> None:
+    """Commands print their results; logs are for problems unless -v (``serve`` logs at INFO: it is
+    a service). LOG_LEVEL, when set, wins."""
+    verbose = int(getattr(args, "verbose", 0))
+    if verbose == 0:
+        quiet_model_loading()
+    default = getattr(args, "log_level", "WARNING")
+    level = "DEBUG" if verbose >= 2 else ("INFO" if verbose == 1 else default)
+    service_format = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", level),
+                        format="%(message)s" if default == "WARNING" else service_format)
+    if verbose == 0 and default == "WARNING":
+        # The per-question record (and its error line) is the service's log; the CLI prints the outcome.
+        logging.getLogger("benefitsbot.query").setLevel(logging.CRITICAL)
+
+
 def run_cli(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
+    add_verbose_flags(parser)
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"), format="%(message)s")
+    configure_logging(args)
     try:
         return int(args.handler(args))
+    except IndexUnavailable as exc:
+        print(f"error: {exc}\n  index: {index_location(_settings(args), getattr(args, 'data_dir', None))}",
+              file=sys.stderr)
+        return 2
     except BenefitsBotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

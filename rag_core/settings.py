@@ -10,9 +10,13 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Hosts reserved for documentation (RFC 2606): an HR contact there reaches nobody.
+PLACEHOLDER_HOSTS = ("example.com", "example.org", "example.net")
 
 # Cosine cutoffs calibrated per embedding model (see `benefitsbot eval --calibrate`).
 # text-embedding-3-small's value comes from the product spec; the local model's from our sweep.
@@ -149,6 +153,12 @@ class CoreSettings(BaseSettings):
         if self.unknown_word_cutoff is not None:
             return self.unknown_word_cutoff
         return DEFAULT_UNKNOWN_WORD_CUTOFFS.get(model_name)
+
+    @property
+    def hr_contact_is_placeholder(self) -> bool:
+        """The shipped HR contact (hr.example.com) or another documentation host: links to nobody."""
+        host = (urlsplit(self.hr_contact_url).hostname or "").lower()
+        return any(host == h or host.endswith("." + h) for h in PLACEHOLDER_HOSTS)
 
     @property
     def link_hosts(self) -> list[str]:

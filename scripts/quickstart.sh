@@ -17,4 +17,4 @@ echo
 echo "==> benefitsbot ask 'Is pet insurance covered?'   (not in the documents: the bot abstains)"
 .venv/bin/benefitsbot ask "Is pet insurance covered?"
 echo
-echo "Next: .venv/bin/benefitsbot serve   (Slack and Teams front door in dev mode on port 3978)"
+echo "Next: .venv/bin/benefitsbot serve, then open http://localhost:3978/ (the playground: ask as anyone, see why)"

@@ -3,11 +3,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+apt_install() {
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; fi
+}
 if ! command -v redis-server >/dev/null 2>&1; then
   echo "==> installing redis-server"
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
-  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; fi
+  apt_install redis-server
 fi
+# The playground's browser test drives Debian's Chromium with Playwright (never `playwright install`).
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "==> installing chromium (for the playground's browser test)"
+  apt_install chromium fonts-liberation fonts-noto-color-emoji
+fi
+export BENEFITSBOT_REQUIRE_BROWSER=1  # here the browser test fails rather than skips without Chromium
 # One redis-server for the run (tests that kill Redis start their own).
 port=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 redis_dir=$(mktemp -d)

@@ -37,6 +37,11 @@ class Store(Protocol):
 
     async def hgetall(self, key: str) -> dict[str, str]: ...
 
+    async def hincrby(self, key: str, field: str, amount: int, ttl_s: int) -> int:
+        """Add ``amount`` to a counter in the hash at ``key`` and (re)set the key's TTL; return the new
+        value. While Redis is down the increment is dropped (the report undercounts; nothing fails)."""
+        ...
+
     async def ping(self) -> None:
         """Raise :class:`bot.errors.StoreUnavailable` when the backing service is unreachable."""
         ...

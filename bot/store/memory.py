@@ -89,6 +89,14 @@ class MemoryStore:
         current = self._live(key)
         return dict(current) if isinstance(current, dict) else {}
 
+    async def hincrby(self, key: str, field: str, amount: int, ttl_s: int) -> int:
+        current = self._live(key)
+        mapping = dict(current) if isinstance(current, dict) else {}
+        value = int(mapping.get(field, "0")) + amount
+        mapping[field] = str(value)
+        self._put(key, mapping, ttl_s)
+        return value
+
     async def ping(self) -> None:
         return None
 

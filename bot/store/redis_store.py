@@ -178,6 +178,19 @@ class RedisStore:
 
         return await self._run(op, empty)
 
+    async def hincrby(self, key: str, field: str, amount: int, ttl_s: int) -> int:
+        async def op(r: aioredis.Redis) -> int:
+            async with r.pipeline(transaction=True) as pipe:
+                pipe.hincrby(key, field, amount)
+                pipe.expire(key, ttl_s)
+                results: list[Any] = await pipe.execute()
+            return int(results[0])
+
+        async def dropped() -> int:
+            return 0
+
+        return await self._run(op, dropped)
+
     async def ping(self) -> None:
         """Always really asks Redis (no back-off), so /readyz reports the truth."""
         try:

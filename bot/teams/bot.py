@@ -46,7 +46,7 @@ from bot.tasks import BackgroundTasks
 from bot.teams.ai_message import ai_activity
 from bot.teams.auth import build_authentication
 from bot.teams.cards import FEEDBACK_ACTION, reply_activity, text_activity
-from bot.teams.directory import TeamsDirectory
+from bot.teams.directory import TeamsIdentities
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class TeamsEdge:
         self,
         settings: BotSettings,
         answerer: Answerer,
-        directory: TeamsDirectory,
+        directory: TeamsIdentities,
         store: Store,
         metrics: Metrics,
         tasks: BackgroundTasks,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from bot.answering import Audience
 from bot.cache import JsonCache
@@ -23,6 +23,15 @@ from bot.store import Store
 from bot.teams.graph import GraphClient, GraphUserNotFound, is_object_id
 
 log = logging.getLogger(__name__)
+
+
+class TeamsIdentities(Protocol):
+    """Who asks and who reads, as the Teams edge needs it: Graph in production
+    (:class:`TeamsDirectory`), the dev identity in dev mode without Graph (bot.devmode)."""
+
+    async def identity(self, object_id: str | None) -> Identity | None: ...
+
+    async def audience(self, member_object_ids: Sequence[str | None], *, asker_object_id: str) -> Audience: ...
 
 
 class TeamsDirectory:

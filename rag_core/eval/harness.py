@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.access import mint_token
+from rag_core.console import show_progress
 from rag_core.errors import InvalidInput
 from rag_core.eval.gold import GoldRow, apply_labels, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
@@ -198,7 +199,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from rag_core.ingest.pipeline import Ingestor
 
             index = open_index(settings)
-            summary = await Ingestor.from_settings(index, settings, progress=not args.no_progress).run(args.corpus)
+            summary = await Ingestor.from_settings(index, settings,
+                                                   progress=show_progress(args.no_progress)).run(args.corpus)
             await index.aclose()
             print(summary.render(), file=sys.stderr)
         pipeline = build_pipeline(settings)
@@ -218,7 +220,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                   "answerable": result["answerable"], "unanswerable": result["unanswerable"]},
                                  indent=2))
                 return 0
-            results = await evaluate(pipeline, rows, progress=not args.no_progress)
+            results = await evaluate(pipeline, rows, progress=show_progress(args.no_progress))
         finally:
             await pipeline.aclose()
         metrics = compute(results)

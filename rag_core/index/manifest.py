@@ -19,7 +19,9 @@ from rag_core.types import DocumentMeta
 SCHEMA = 1
 # Bumped whenever extraction or the ingest screen changes what a document's chunks hold: a record
 # made by an older version is re-extracted (and the index version changes, dropping cached answers).
-EXTRACTION_VERSION = "2"  # 2: invisible text dropped, instruction-like sentences quarantined
+# 2: invisible text dropped, instruction-like sentences quarantined; 3: markdown emphasis, links and
+# images as plain text (rag_core/markdown.py).
+EXTRACTION_VERSION = "3"
 
 
 def file_sha256(path: Path) -> str:

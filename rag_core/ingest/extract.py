@@ -15,6 +15,7 @@ from typing import Any
 
 from rag_core.errors import ExtractionError
 from rag_core.ingest.visibility import Hidden, drop_invisible_text
+from rag_core.markdown import heading_of, plain_inline
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,6 @@ def _has_image_only_region(page: Any, min_share: float = 0.10) -> bool:
     return False
 
 
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-
-
 def slugify(text: str) -> str:
     """GitHub-style heading anchor: stable as long as the heading text is."""
     slug = re.sub(r"[^\w\s-]", "", text.lower()).strip()
@@ -238,10 +236,10 @@ def extract_markdown(path: Path) -> Extracted:
 
     for raw in source.splitlines():
         line = raw.strip()
-        match = _HEADING_RE.match(line)
-        if match:
+        parsed = heading_of(line)
+        if parsed is not None:
             flush()
-            heading = match.group(2)
+            heading = parsed[1]
             base = slugify(heading)
             count = used.get(base, 0)
             used[base] = count + 1
@@ -250,7 +248,7 @@ def extract_markdown(path: Path) -> Extracted:
         if line.startswith("|") and line.endswith("|"):
             if paragraph:
                 flush()
-            table.append([c.strip() for c in line.strip("|").split("|")])
+            table.append([plain_inline(c) for c in line.strip("|").split("|")])
             continue
         if not line:
             flush()
@@ -259,10 +257,12 @@ def extract_markdown(path: Path) -> Extracted:
             flush()
         if re.match(r"^([-*+]|\d+[.)])\s+", line):
             flush()
-            paragraph.append(re.sub(r"^([-*+]|\d+[.)])\s+", "", line))
+            paragraph.append(plain_inline(re.sub(r"^([-*+]|\d+[.)])\s+", "", line)))
             flush()
             continue
-        paragraph.append(line)
+        text = plain_inline(line)
+        if text:
+            paragraph.append(text)
     flush()
     if not result.blocks:
         result.pages_without_text.append(1)

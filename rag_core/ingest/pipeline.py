@@ -47,12 +47,29 @@ def point_id_for(chunk_id: str) -> str:
     return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
 
 
+INGESTED, UNCHANGED, EMPTY, FAILED, REMOVED = "ingested", "unchanged", "empty", "failed", "removed"
+
+
+@dataclass
+class FileResult:
+    """What happened to one file (``ingest --json`` lists them all)."""
+
+    file: str
+    document_id: str
+    status: str  # ingested | unchanged | empty | failed | removed
+    pages: int = 0
+    chunks: int = 0
+    unsearchable_pages: list[int] = field(default_factory=list)
+    reason: str = ""
+
+
 @dataclass
 class IngestSummary:
     documents: int = 0
     ingested: int = 0
     skipped: int = 0
     removed: int = 0
+    empty: int = 0
     pages: int = 0
     chunks: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
@@ -62,16 +79,22 @@ class IngestSummary:
     quarantined: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seconds: float = 0.0
     index_version: str = ""
+    files: list[FileResult] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        data = self.__dict__.copy()
+        data["files"] = [f.__dict__.copy() for f in self.files]
+        return data
 
     def render(self) -> str:
         lines = [
             f"documents: {self.documents} ({self.ingested} ingested, {self.skipped} unchanged, "
-            f"{self.removed} removed, {len(self.failed)} failed)",
+            f"{self.removed} removed, {self.empty} empty, {len(self.failed)} failed)",
             f"pages: {self.pages}   chunks: {self.chunks}   seconds: {self.seconds:.1f}",
         ]
+        for result in self.files:
+            if result.status == EMPTY:
+                lines.append(f"EMPTY {result.file}: {result.reason}")
         for failure in self.failed:
             lines.append(f"FAILED {failure['file']}: {failure['error']}")
         for doc, pages in sorted(self.pages_without_text.items()):
@@ -82,6 +105,10 @@ class IngestSummary:
                 for item in items:
                     lines.append(f"{label}: {doc} page {item['page']} ({item['reason']}): {_excerpt(item['text'])}")
         return "\n".join(lines)
+
+    def fail(self, file: str, document_id: str, reason: str) -> None:
+        self.failed.append({"file": file, "error": reason})
+        self.files.append(FileResult(file, document_id, FAILED, reason=reason))
 
     def note(self, record: DocumentRecord) -> None:
         """Add one document's page and screen findings."""
@@ -157,14 +184,17 @@ class Ingestor:
         await self.index.prepare(self.embedder.dimension, late_dimension or None)
 
         for error in catalog.errors:
-            summary.failed.append({"file": error.file, "error": str(error)})
+            summary.fail(error.file, "", str(error))
         summary.documents = len(catalog.documents) + len(catalog.errors)
 
         removed = self._removed(manifest, catalog.documents, root)
         for document_id in removed:
-            await self.index.delete([point_id_for(c) for c in manifest.documents[document_id].chunk_ids])
+            record = manifest.documents[document_id]
+            await self.index.delete([point_id_for(c) for c in record.chunk_ids])
             del manifest.documents[document_id]
             summary.removed += 1
+            summary.files.append(FileResult(record.meta.file, document_id, REMOVED,
+                                            reason="the file is gone (or now carries another id)"))
         if removed:
             await self.index.write_meta(manifest.to_json())
 
@@ -205,22 +235,27 @@ class Ingestor:
                           extraction: Future[Extracted] | None, root: Path, summary: IngestSummary) -> None:
         previous = manifest.documents.get(meta.document_id)
         if isinstance(revision, OSError):
-            summary.failed.append({"file": meta.file, "error": f"cannot read: {revision}"})
+            summary.fail(meta.file, meta.document_id, f"cannot read: {revision}")
             return
         if previous is not None and self._unchanged(previous, meta, revision):
             summary.skipped += 1
             summary.pages += previous.pages
             summary.chunks += len(previous.chunk_ids)
             summary.note(previous)
+            summary.files.append(FileResult(meta.file, meta.document_id, UNCHANGED, previous.pages,
+                                            len(previous.chunk_ids), list(previous.pages_without_text)))
             return
         try:
             try:
                 extracted = await asyncio.wrap_future(extraction) if extraction else extract(source)
             except BrokenProcessPool:  # the worker died (e.g. out of memory): parse here instead
                 extracted = extract(source)
+            if not extracted.blocks:
+                await self._empty(meta, extracted, previous, manifest, summary)
+                return
             record = await self._ingest_document(meta, extracted, revision, str(root), previous)
         except (BenefitsBotError, OSError) as exc:
-            summary.failed.append({"file": meta.file, "error": str(exc)})
+            summary.fail(meta.file, meta.document_id, str(exc))
             return
         manifest.documents[meta.document_id] = record
         await self.index.write_meta(manifest.to_json())  # after each document: a crash loses nothing
@@ -228,6 +263,24 @@ class Ingestor:
         summary.pages += record.pages
         summary.chunks += len(record.chunk_ids)
         summary.note(record)
+        summary.files.append(FileResult(meta.file, meta.document_id, INGESTED, record.pages, len(record.chunk_ids),
+                                        list(record.pages_without_text)))
+
+    async def _empty(self, meta: DocumentMeta, extracted: Extracted, previous: DocumentRecord | None,
+                     manifest: Manifest, summary: IngestSummary) -> None:
+        """A file with no text at all is reported, never indexed: an empty document would count as a
+        document (and, as a newer version of a policy, hide the older one from search). A document
+        that became empty stops serving its old text."""
+        reason = ("no text on any page (scanned or image-only?)" if meta.file.lower().endswith(".pdf")
+                  else "the file has no text")
+        if previous is not None:
+            await self.index.delete([point_id_for(c) for c in previous.chunk_ids])
+            del manifest.documents[meta.document_id]
+            await self.index.write_meta(manifest.to_json())
+            reason += "; its previous version was removed from the index"
+        summary.empty += 1
+        summary.files.append(FileResult(meta.file, meta.document_id, EMPTY, extracted.pages, 0,
+                                        list(extracted.pages_without_text), reason))
 
     @staticmethod
     def _removed(manifest: Manifest, documents: list[DocumentMeta], root: Path) -> list[str]:

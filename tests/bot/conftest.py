@@ -26,6 +26,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(session_loop, append=False)
 
 
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """corpus/ ingested once per session (real model, real index): the data dir to answer from."""
+    from tests.bot.sample_core import ingest
+
+    data_dir = tmp_path_factory.mktemp("sample-index")
+    ingest(data_dir)
+    return data_dir
+
+
 @pytest_asyncio.fixture
 async def slack() -> AsyncIterator[SlackHarness]:
     harness = await start_slack()

@@ -14,7 +14,8 @@ import pytest
 
 from bot.core_service import CoreAnswerService
 from bot.reply import PRIVATE_NOTE
-from tests.bot.harness import EMP, EXEC, REPO, make_settings, start_slack, stop_slack
+from tests.bot.harness import EMP, EXEC, make_settings, start_slack, stop_slack
+from tests.bot.sample_core import core_overrides
 from tests.fakes.slack_api import message_text
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -24,32 +25,12 @@ EXEC_MARKERS = ("7,500", "executive-compensation-2026", "Executive Benefits Prog
 
 
 def _core_settings(data_dir: Path):  # type: ignore[no-untyped-def]
-    return make_settings(
-        BENEFITSBOT_DATA_DIR=str(data_dir), QDRANT_URL=None, OPENAI_API_KEY=None, COHERE_API_KEY=None,
-        EMBEDDING_PROVIDER="local", GENERATOR="extractive",
-    )  # fmt: skip
+    return make_settings(**core_overrides(data_dir))
 
 
 @pytest.fixture(scope="module")
-def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import asyncio
-
-    from rag_core.index import open_index
-    from rag_core.ingest.pipeline import Ingestor
-
-    data_dir = tmp_path_factory.mktemp("core-index")
-    settings = _core_settings(data_dir)
-
-    async def ingest() -> None:
-        index = open_index(settings)
-        try:
-            summary = await Ingestor.from_settings(index, settings, progress=False).run(REPO / "corpus")
-            assert not summary.failed
-        finally:
-            await index.aclose()
-
-    asyncio.run(ingest())
-    return data_dir
+def corpus_index(sample_index: Path) -> Path:
+    return sample_index
 
 
 def _leaks(text: str) -> list[str]:
@@ -59,11 +40,7 @@ def _leaks(text: str) -> list[str]:
 async def test_slack_on_the_real_core(corpus_index: Path) -> None:
     settings = _core_settings(corpus_index)
     service = CoreAnswerService.from_settings(settings)
-    h = await start_slack(
-        {"BENEFITSBOT_DATA_DIR": str(corpus_index), "QDRANT_URL": None, "OPENAI_API_KEY": None,
-         "COHERE_API_KEY": None, "EMBEDDING_PROVIDER": "local", "GENERATOR": "extractive"},
-        service=service,  # type: ignore[arg-type]
-    )  # fmt: skip
+    h = await start_slack(core_overrides(corpus_index), service=service)  # type: ignore[arg-type]
     try:
         await service.start()
         await h.send_event(h.dm(EMP, "How much is the dental deductible?"))

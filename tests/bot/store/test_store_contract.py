@@ -70,6 +70,23 @@ async def test_hash(store: Store) -> None:
     assert await store.hgetall("feedback:q1") == {"u1": "up", "u2": "down"}
 
 
+@pytest.mark.integration
+async def test_hash_counters(store: Store) -> None:
+    results = await asyncio.gather(*(store.hincrby("report:d", "topic", 1, 60) for _ in range(20)))
+    assert sorted(results) == list(range(1, 21))  # atomic: no increment lost under concurrency
+    assert await store.hincrby("report:d", "other", 3, 60) == 3
+    assert await store.hgetall("report:d") == {"topic": "20", "other": "3"}
+
+
+@pytest.mark.unit
+async def test_memory_hash_counters_expire() -> None:
+    clock = Clock()
+    s = MemoryStore(clock=clock)
+    await s.hincrby("report:d", "t", 2, 10)
+    clock.now = 11
+    assert await s.hgetall("report:d") == {}
+
+
 @pytest.mark.unit
 async def test_memory_store_expires() -> None:
     clock = Clock()
@@ -114,6 +131,7 @@ async def test_redis_outage_degrades_and_recovers(
                 assert await s.get("cached") is None  # caches are skipped, not errors
                 await s.set("cached2", "v", 60)
                 assert await s.recent("thread:x", 3) == []
+                assert await s.hincrby("report:x", "t", 1, 60) == 0  # a report count is dropped, no error
             assert await s.claim("dedupe:during", 60) is True  # per-process fallback still dedupes
             assert await s.claim("dedupe:during", 60) is False
             assert await s.incr_window("rl:during", 60) == 1
