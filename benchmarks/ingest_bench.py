@@ -41,11 +41,23 @@ async def main() -> None:
         directory = (args.keep or Path(tmp)) / "index"
         index = EdgeIndex(directory)
         cpu = time.process_time()
-        first = await Ingestor(index, embedder, late=late, chunk_tokens=settings.chunk_tokens,
-                               chunk_overlap=settings.chunk_overlap, progress=True).run(args.folder)
+        first = await Ingestor(
+            index,
+            embedder,
+            late=late,
+            chunk_tokens=settings.chunk_tokens,
+            chunk_overlap=settings.chunk_overlap,
+            progress=True,
+        ).run(args.folder)
         cpu = time.process_time() - cpu
-        again = await Ingestor(index, embedder, late=late, chunk_tokens=settings.chunk_tokens,
-                               chunk_overlap=settings.chunk_overlap, progress=False).run(args.folder)
+        again = await Ingestor(
+            index,
+            embedder,
+            late=late,
+            chunk_tokens=settings.chunk_tokens,
+            chunk_overlap=settings.chunk_overlap,
+            progress=False,
+        ).run(args.folder)
         await index.aclose()
         # Allocated blocks, as `du` counts them: Qdrant preallocates 32 MiB mmap chunks and WAL segments
         # that stay mostly sparse, so the files' apparent sizes overstate the disk used several times over.
@@ -73,7 +85,7 @@ async def main() -> None:
                 "reingest_share_of_first": round(again.seconds / first.seconds, 4),
                 "reingest_skipped": again.skipped,
                 "peak_rss_mib": round(peak_mib, 1),
-        "extraction_worker_peak_rss_mib": round(worker_peak_mib, 1),
+                "extraction_worker_peak_rss_mib": round(worker_peak_mib, 1),
             },
             indent=2,
         )

@@ -37,17 +37,25 @@ def rebuild(records: list[Any], target: Path, late: str | None, dense_dimension:
     vectors = {DENSE: qe.EdgeVectorParams(size=dense_dimension, distance=qe.Distance.Cosine)}
     if late is not None:
         dimension = len(records[0].vector[LATE][0])
-        vectors[LATE] = late_params(dimension) if late == "float16" else qe.EdgeVectorParams(
-            size=dimension, distance=qe.Distance.Dot,
-            multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
-            hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000))
-    shard = qe.EdgeShard.create(str(target), qe.EdgeConfig(
-        vectors=vectors, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}))
+        vectors[LATE] = (
+            late_params(dimension)
+            if late == "float16"
+            else qe.EdgeVectorParams(
+                size=dimension,
+                distance=qe.Distance.Dot,
+                multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
+                hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
+            )
+        )
+    shard = qe.EdgeShard.create(
+        str(target),
+        qe.EdgeConfig(vectors=vectors, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}),
+    )
     for name in KEYWORD_FIELDS:
         shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
     for start in range(0, len(records), 64):
         batch = []
-        for record in records[start:start + 64]:
+        for record in records[start : start + 64]:
             kept = {k: v for k, v in record.vector.items() if k != LATE or late is not None}
             batch.append(qe.Point(record.id, kept, record.payload))
         shard.update(qe.UpdateOperation.upsert_points(batch))
@@ -68,12 +76,17 @@ def main() -> None:
         raise SystemExit(f"{args.data_dir} has no token vectors: ingest it with LATE_INTERACTION=colbert")
     dense_dimension = len(records[0].vector[DENSE])
     tokens = sum(len(r.vector[LATE]) for r in records)
-    out: dict[str, Any] = {"data_dir": str(args.data_dir), "points": len(records), "token_vectors": tokens,
-                           "as_ingested_bytes": size_of(shard_dir)}
+    out: dict[str, Any] = {
+        "data_dir": str(args.data_dir),
+        "points": len(records),
+        "token_vectors": tokens,
+        "as_ingested_bytes": size_of(shard_dir),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for late in (None, "float32", "float16"):
             out[f"rebuilt_{late or 'without_token_vectors'}_bytes"] = rebuild(
-                records, Path(tmp) / str(late), late, dense_dimension)
+                records, Path(tmp) / str(late), late, dense_dimension
+            )
     print(json.dumps(out, indent=2))
 
 

@@ -56,8 +56,15 @@ async def main() -> None:
             await plain.retrieve(state.query, access, query_vector=state.query_vector)
             timings["query_without"].append((time.perf_counter() - started) * 1000)
     await pipeline.aclose()
-    print(json.dumps({"questions": len(timings["query_without"]) // args.repeat,
-                      **{name: percentiles(values) for name, values in timings.items()}}, indent=2))
+    print(
+        json.dumps(
+            {
+                "questions": len(timings["query_without"]) // args.repeat,
+                **{name: percentiles(values) for name, values in timings.items()},
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -81,8 +81,9 @@ class Readers:
         colbert = []
         for span in spans:
             tokens = documents[span.chunk.chunk_id]
-            inside = (tokens.offsets[:, 0] >= span.start) & (tokens.offsets[:, 1] <= span.end) & (
-                tokens.offsets[:, 0] >= 0)
+            inside = (
+                (tokens.offsets[:, 0] >= span.start) & (tokens.offsets[:, 1] <= span.end) & (tokens.offsets[:, 0] >= 0)
+            )
             vectors = tokens.vectors[inside]
             colbert.append(ColbertEncoder.max_sim(query_tokens, vectors) / len(query_tokens) if len(vectors) else 0.0)
         cost["colbert_spans"] = time.perf_counter() - started
@@ -92,8 +93,10 @@ class Readers:
         real = query_tokens[2 : 2 + len(pieces.ids)]
         every = np.concatenate([t.vectors for t in documents.values()]) if documents else np.zeros((0, 1))
         best = (real @ every.T).max(axis=1).tolist() if len(every) and len(real) else []
-        coverage = [{"piece": self.colbert._tokenizer.id_to_token(i), "best": round(b, 4)}  # noqa: SLF001
-                    for i, b in zip(pieces.ids, best, strict=False)]
+        coverage = [
+            {"piece": self.colbert._tokenizer.id_to_token(i), "best": round(b, 4)}  # noqa: SLF001
+            for i, b in zip(pieces.ids, best, strict=False)
+        ]
 
         texts = [s.text for s in spans]
         framed = [s.in_context() for s in spans]
@@ -111,12 +114,24 @@ class Readers:
         dense = (self.dense.encode_documents(texts) @ q).tolist() if texts else []
         cost["dense_spans"] = time.perf_counter() - started
         return {
-            "spans": [{"text": s.text, "chunk_id": s.chunk.chunk_id, "heading": s.heading,
-                       "lexical": lexical.get(s.text), "ce": round(a, 4), "ce_heading": round(b, 4),
-                       "ce_title": round(c, 4), "ce_raw": round(f, 4), "ce_reader": round(g, 4),
-                       "colbert": round(d, 4), "dense": round(e, 4)}
-                      for s, a, b, c, d, e, f, g in zip(spans, ce, ce_heading, ce_title, colbert, dense, ce_raw,
-                                                        ce_reader, strict=True)],
+            "spans": [
+                {
+                    "text": s.text,
+                    "chunk_id": s.chunk.chunk_id,
+                    "heading": s.heading,
+                    "lexical": lexical.get(s.text),
+                    "ce": round(a, 4),
+                    "ce_heading": round(b, 4),
+                    "ce_title": round(c, 4),
+                    "ce_raw": round(f, 4),
+                    "ce_reader": round(g, 4),
+                    "colbert": round(d, 4),
+                    "dense": round(e, 4),
+                }
+                for s, a, b, c, d, e, f, g in zip(
+                    spans, ce, ce_heading, ce_title, colbert, dense, ce_raw, ce_reader, strict=True
+                )
+            ],
             "reader_queries": asked,
             "coverage": coverage,
             "cost_s": cost,
@@ -142,14 +157,25 @@ async def collect(gold: Path, data_dir: Path, out: Path, labels: Path | None, ce
             for name in _STAGES:  # no gate: the context is read even where a gate abstains
                 await pipeline.stage(name).run(state)
             best = state.best_similarity
-            context = select_context(state.candidates, cutoff=-1.0, max_chunks=settings.max_context_chunks,
-                                     max_tokens=settings.max_context_tokens)
+            context = select_context(
+                state.candidates,
+                cutoff=-1.0,
+                max_chunks=settings.max_context_chunks,
+                max_tokens=settings.max_context_tokens,
+            )
             spans = spans_of(context)
             record: dict[str, Any] = {
-                "id": row.id, "question": row.question, "query": state.query, "expect": row.expect,
-                "category": row.category, "language": state.language, "must_include": row.must_include,
-                "unknown": state.unknown_words, "topic_gate_blocks": gate.topic_blocks(state.unknown_words, best),
-                "dense_best": round(best, 4), "cutoff": gate.cutoff,
+                "id": row.id,
+                "question": row.question,
+                "query": state.query,
+                "expect": row.expect,
+                "category": row.category,
+                "language": state.language,
+                "must_include": row.must_include,
+                "unknown": state.unknown_words,
+                "topic_gate_blocks": gate.topic_blocks(state.unknown_words, best),
+                "dense_best": round(best, 4),
+                "cutoff": gate.cutoff,
                 "context": [c.chunk_id for c in context],
                 "shipped": {"abstained": answer.abstained, "reason": answer.abstain_reason, "answer": answer.answer},
             }
@@ -159,8 +185,9 @@ async def collect(gold: Path, data_dir: Path, out: Path, labels: Path | None, ce
     finally:
         await pipeline.aclose()
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"gold": str(gold), "ce_length": ce_length, "rows": records}, default=str),
-                   encoding="utf-8")
+    out.write_text(
+        json.dumps({"gold": str(gold), "ce_length": ce_length, "rows": records}, default=str), encoding="utf-8"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,10 +15,12 @@ Row = dict[str, Any]
 SpanRow = dict[str, Any]
 Selector = Callable[[Row], list[SpanRow]]
 
-STOP_PIECES = frozenset("""
+STOP_PIECES = frozenset(
+    """
 what whats is are the a an of to for on in my i me do does did how much many can could will would
 should we our your it its this that there with at by be been have has had get got or and if as any
-""".split())
+""".split()
+)
 
 
 def load(paths: Sequence[Path]) -> dict[str, list[Row]]:
@@ -32,10 +34,12 @@ def hit(text: str, must: Sequence[str]) -> bool:
 
 # -- selectors ---------------------------------------------------------------------------------------------
 
+
 def shipped_lexical(row: Row) -> list[SpanRow]:
     """What ExtractiveGenerator.compose picks: best lexical score, then up to 3 within 60% of it."""
-    scored = sorted((s for s in row["spans"] if s["lexical"] is not None and s["lexical"] > 0),
-                    key=lambda s: -s["lexical"])
+    scored = sorted(
+        (s for s in row["spans"] if s["lexical"] is not None and s["lexical"] > 0), key=lambda s: -s["lexical"]
+    )
     if not scored:
         return []
     best = scored[0]["lexical"]
@@ -44,6 +48,7 @@ def shipped_lexical(row: Row) -> list[SpanRow]:
 
 def by(key: str, k: int = 3, margin: float | None = None) -> Selector:
     """Order every span by ``key``; keep the best and up to ``k`` within ``margin`` of it."""
+
     def select(row: Row) -> list[SpanRow]:
         ranked = sorted(row["spans"], key=lambda s: -s[key])
         if not ranked:
@@ -51,17 +56,20 @@ def by(key: str, k: int = 3, margin: float | None = None) -> Selector:
         if margin is None:
             return ranked[:k]
         return [s for s in ranked[:k] if s[key] >= ranked[0][key] - margin]
+
     return select
 
 
 def prefiltered(pre: str, keep: int, key: str = "ce_heading", k: int = 3, margin: float | None = 2.0) -> Selector:
     """Cheap score ``pre`` keeps the top ``keep`` spans; the cross-encoder orders those."""
+
     def select(row: Row) -> list[SpanRow]:
         pool = sorted(row["spans"], key=lambda s: -_value(s, pre))[:keep]
         ranked = sorted(pool, key=lambda s: -s[key])
         if not ranked:
             return []
         return [s for s in ranked[:k] if margin is None or s[key] >= ranked[0][key] - margin]
+
     return select
 
 
@@ -101,10 +109,15 @@ def answer_accuracy(rows: Sequence[Row], select: Selector) -> tuple[int, int, in
 
 # -- answerability signals ------------------------------------------------------------------------------
 
+
 def content_coverage(row: Row) -> list[float]:
-    return [c["best"] for c in row["coverage"]
-            if c["piece"].lower() not in STOP_PIECES and re.search(r"[a-z0-9]", c["piece"]) and not
-            c["piece"].startswith("##")]
+    return [
+        c["best"]
+        for c in row["coverage"]
+        if c["piece"].lower() not in STOP_PIECES
+        and re.search(r"[a-z0-9]", c["piece"])
+        and not c["piece"].startswith("##")
+    ]
 
 
 def signals() -> dict[str, Callable[[Row], float]]:
@@ -112,8 +125,9 @@ def signals() -> dict[str, Callable[[Row], float]]:
         return lambda r: max((s[key] for s in r["spans"]), default=-20.0)
 
     def best_prefiltered(keep: int, pre: str = "colbert") -> Callable[[Row], float]:
-        return lambda r: max((s["ce_heading"] for s in sorted(r["spans"], key=lambda s: -_value(s, pre))[:keep]),
-                             default=-20.0)
+        return lambda r: max(
+            (s["ce_heading"] for s in sorted(r["spans"], key=lambda s: -_value(s, pre))[:keep]), default=-20.0
+        )
 
     return {
         "dense cosine (MiniLM, shipped gate)": lambda r: r["dense_best"],
@@ -141,8 +155,10 @@ def safest_threshold(tuning: Sequence[Row], signal: Callable[[Row], float]) -> f
 
 def report(paths: Sequence[Path]) -> None:
     sets = load(paths)
-    print("== answer accuracy: rows whose shown sentences contain a must_include string "
-          "(correct / context holds it / labelled) ==")
+    print(
+        "== answer accuracy: rows whose shown sentences contain a must_include string "
+        "(correct / context holds it / labelled) =="
+    )
     names = list(sets)
     print(f"{'selector':<44}" + "".join(f"{n:>22}" for n in names))
     for name, select in selectors().items():
@@ -164,12 +180,17 @@ def report(paths: Sequence[Path]) -> None:
             kept = sum(signal(r) >= threshold for r in answerable) if threshold is not None else 0
             abstained = sum(signal(r) < threshold for r in negatives) if threshold is not None else 0
             cells.append(f"{kept}/{len(answerable)} {abstained}/{len(negatives)}")
-        print(f"{name:<40}{threshold if threshold is not None else float('nan'):>8.3f}"
-              + "".join(f"{c:>26}" for c in cells))
+        print(
+            f"{name:<40}{threshold if threshold is not None else float('nan'):>8.3f}"
+            + "".join(f"{c:>26}" for c in cells)
+        )
 
     print("\n== cost per question (s, mean over rows) ==")
     for name, rows in sets.items():
         keys = sorted({k for r in rows for k in r["cost_s"]})
         spans = np.mean([len(r["spans"]) for r in rows])
-        print(name, f"spans/question {spans:.1f}",
-              {k: round(float(np.mean([r["cost_s"][k] for r in rows if k in r["cost_s"]])), 4) for k in keys})
+        print(
+            name,
+            f"spans/question {spans:.1f}",
+            {k: round(float(np.mean([r["cost_s"][k] for r in rows if k in r["cost_s"]])), 4) for k in keys},
+        )

@@ -54,8 +54,9 @@ async def retrieve_gold(gold: Path, data_dir: Path, **overrides: Any) -> tuple[P
 
 def first_hit(ranked: list[Candidate], sources: list[str], files: dict[str, str]) -> int | None:
     """1-based rank of the first candidate on a reference page (within one page), within the top 10."""
-    return next((i for i, c in enumerate(ranked[:10], start=1)
-                 if matches(chunk_location(c.chunk_id, files), sources)), None)
+    return next(
+        (i for i, c in enumerate(ranked[:10], start=1) if matches(chunk_location(c.chunk_id, files), sources)), None
+    )
 
 
 def parse_argv() -> argparse.Namespace:
@@ -87,11 +88,16 @@ class Scores:
 
 
 async def score(reranker: Reranker, retrieved: Retrieved, files: dict[str, str]) -> Scores:
-    ranks = [first_hit(await reranker.rerank(query, candidates), sources, files)
-             for sources, query, candidates in retrieved]
+    ranks = [
+        first_hit(await reranker.rerank(query, candidates), sources, files) for sources, query, candidates in retrieved
+    ]
     n = len(ranks)
-    return Scores(sum(r == 1 for r in ranks) / n, sum(bool(r and r <= 5) for r in ranks) / n,
-                  sum(r is not None for r in ranks) / n, sum(1 / r for r in ranks if r) / n)
+    return Scores(
+        sum(r == 1 for r in ranks) / n,
+        sum(bool(r and r <= 5) for r in ranks) / n,
+        sum(r is not None for r in ranks) / n,
+        sum(1 / r for r in ranks if r) / n,
+    )
 
 
 class ByScore:
@@ -119,8 +125,9 @@ class RankFusion:
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         other = {c.chunk_id: rank for rank, c in enumerate(await self.other.rerank(question, candidates))}
-        fused = {c.chunk_id: 1 / (self.k + rank) + 1 / (self.k + other[c.chunk_id])
-                 for rank, c in enumerate(candidates)}
+        fused = {
+            c.chunk_id: 1 / (self.k + rank) + 1 / (self.k + other[c.chunk_id]) for rank, c in enumerate(candidates)
+        }
         return sorted(candidates, key=lambda c: (-fused[c.chunk_id], c.chunk_id))
 
     async def aclose(self) -> None:
@@ -176,8 +183,11 @@ async def cross_rows(retrieved: Retrieved, files: dict[str, str], args: argparse
             costs: list[tuple[float, float]] = []
             for weight in (float(w) for w in args.weights.split(",")):
                 reranker = CrossEncoderRerank(scorer, top_n=top_n, window=window, base_weight=weight)  # type: ignore[arg-type]
-                print(f"    cross top {top_n:2} window {label:9} + base x{weight:<4} "
-                      f"{(await score(reranker, retrieved, files)).render()}", flush=True)
+                print(
+                    f"    cross top {top_n:2} window {label:9} + base x{weight:<4} "
+                    f"{(await score(reranker, retrieved, files)).render()}",
+                    flush=True,
+                )
                 if not costs:
                     for _, query, candidates in retrieved:
                         head = (await reranker.base.rerank(query, candidates))[:top_n]
@@ -187,8 +197,11 @@ async def cross_rows(retrieved: Retrieved, files: dict[str, str], args: argparse
                         read_cpu, read_wall = scorer.cost(query, passages)
                         costs.append((1000 * (read_cpu + select), 1000 * (read_wall + select)))
             cpu_ms, wall_ms = [c for c, _ in costs], [w for _, w in costs]
-            print(f"      added per question: CPU mean {statistics.mean(cpu_ms):.0f} / p95 {p95(cpu_ms):.0f} ms, "
-                  f"wall mean {statistics.mean(wall_ms):.0f} / p95 {p95(wall_ms):.0f} ms", flush=True)
+            print(
+                f"      added per question: CPU mean {statistics.mean(cpu_ms):.0f} / p95 {p95(cpu_ms):.0f} ms, "
+                f"wall mean {statistics.mean(wall_ms):.0f} / p95 {p95(wall_ms):.0f} ms",
+                flush=True,
+            )
 
 
 async def main() -> None:
@@ -206,16 +219,27 @@ async def main() -> None:
         ("    dense cosine order", late, ByScore("dense", "dense_score")),
         ("(c) lexical blend on MaxSim candidates", late, LexicalDenseReranker()),
     ]
-    rows += [(f"    lexical blend + MaxSim x{w}", late, LexicalDenseReranker(late_weight=w))
-             for w in (0.25, 0.5, 1.0, 2.0, 4.0)]
-    rows += [(f"    lexical blend + MaxSim rank bonus {r}", late, LexicalDenseReranker(rrf_weight=r))
-             for r in (0.05, 0.1, 0.2)]
-    rows += [(f"    lexical w={w} + MaxSim x{m}", late, LexicalDenseReranker(weight=w, late_weight=m))
-             for w in (0.1, 0.2) for m in (1.0, 2.0)]
-    rows += [(f"    MaxSim + dense x{d}" + (" (default)" if d == 0.25 else ""), late, LateDenseBlend(d))
-             for d in (0.1, 0.25, 0.5, 1.0)]
-    rows += [("    RRF(MaxSim rank, lexical blend rank)", late, RankFusion(LexicalDenseReranker())),
-             ("    RRF(MaxSim rank, fused RRF rank)", late, RankFusion(ByScore("rrf", "fused_score")))]
+    rows += [
+        (f"    lexical blend + MaxSim x{w}", late, LexicalDenseReranker(late_weight=w))
+        for w in (0.25, 0.5, 1.0, 2.0, 4.0)
+    ]
+    rows += [
+        (f"    lexical blend + MaxSim rank bonus {r}", late, LexicalDenseReranker(rrf_weight=r))
+        for r in (0.05, 0.1, 0.2)
+    ]
+    rows += [
+        (f"    lexical w={w} + MaxSim x{m}", late, LexicalDenseReranker(weight=w, late_weight=m))
+        for w in (0.1, 0.2)
+        for m in (1.0, 2.0)
+    ]
+    rows += [
+        (f"    MaxSim + dense x{d}" + (" (default)" if d == 0.25 else ""), late, LateDenseBlend(d))
+        for d in (0.1, 0.25, 0.5, 1.0)
+    ]
+    rows += [
+        ("    RRF(MaxSim rank, lexical blend rank)", late, RankFusion(LexicalDenseReranker())),
+        ("    RRF(MaxSim rank, fused RRF rank)", late, RankFusion(ByScore("rrf", "fused_score"))),
+    ]
     print(f"{args.gold} ({len(late)} answerable rows with sources), data dir {args.data_dir}")
     for name, retrieved, reranker in rows:
         print(f"{name:44} {(await score(reranker, retrieved, files)).render()}")

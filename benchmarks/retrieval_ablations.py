@@ -84,10 +84,11 @@ def bm25(query: str, candidates: Sequence[Candidate], k1: float = 1.2, b: float 
     docs = [Counter(terms(c.content)) for c in candidates]
     avg = sum(sum(d.values()) for d in docs) / max(1, len(docs))
     n = len(docs)
-    idf = {t: math.log(1 + (n - sum(t in d for d in docs) + 0.5) / (sum(t in d for d in docs) + 0.5))
-           for t in asked}
-    scores = [sum(idf[t] * d[t] * (k1 + 1) / (d[t] + k1 * (1 - b + b * sum(d.values()) / avg))
-                  for t in asked if t in d) for d in docs]
+    idf = {t: math.log(1 + (n - sum(t in d for d in docs) + 0.5) / (sum(t in d for d in docs) + 0.5)) for t in asked}
+    scores = [
+        sum(idf[t] * d[t] * (k1 + 1) / (d[t] + k1 * (1 - b + b * sum(d.values()) / avg)) for t in asked if t in d)
+        for d in docs
+    ]
     top = max(scores, default=0.0) or 1.0
     return [s / top for s in scores]
 
@@ -97,8 +98,11 @@ def page_neighbours(base: list[float], candidates: Sequence[Candidate]) -> list[
     low = min(base)
     out = []
     for i, c in enumerate(candidates):
-        near = [base[j] - low for j, d in enumerate(candidates) if j != i and d.document_id == c.document_id
-                and abs(d.page_number - c.page_number) <= 1]
+        near = [
+            base[j] - low
+            for j, d in enumerate(candidates)
+            if j != i and d.document_id == c.document_id and abs(d.page_number - c.page_number) <= 1
+        ]
         out.append(max(near, default=0.0))
     return out
 
@@ -120,10 +124,12 @@ async def main() -> None:
         def signal(query: str, cands: Sequence[Candidate]) -> list[float]:
             q = vectors.of(query)
             return [float(vectors.of(_body(c, keep_heading)) @ q) - c.dense_score for c in cands]
+
         return signal
 
     def rocchio(k: int, beta: float) -> Signal:
         """Pseudo-relevance feedback: move the question's vector towards the top k chunks."""
+
         def signal(query: str, cands: Sequence[Candidate]) -> list[float]:
             q = vectors.of(query)
             docs = np.stack([vectors.of(c.content) for c in cands])
@@ -131,6 +137,7 @@ async def main() -> None:
             moved = q + beta * docs[first].mean(axis=0)
             moved /= np.linalg.norm(moved)
             return [float(v) for v in docs @ moved - docs @ q]
+
         return signal
 
     rows: list[tuple[str, Signal | None, float]] = [
@@ -151,18 +158,31 @@ async def main() -> None:
     print(f"{len(retrieved)} answerable rows with reference pages")
     print(f"{'ordering':40} hit@5  hit@1  MRR")
     for name, signal, weight in rows:
-        _report(name, retrieved, files, [
-            [s + weight * x for s, x in zip(base, signal(query, cands), strict=True)] if signal else base
-            for base, (_, query, cands) in zip(base_scores, retrieved, strict=True)])
+        _report(
+            name,
+            retrieved,
+            files,
+            [
+                [s + weight * x for s, x in zip(base, signal(query, cands), strict=True)] if signal else base
+                for base, (_, query, cands) in zip(base_scores, retrieved, strict=True)
+            ],
+        )
     for weight in neighbour_weights:
-        _report(f"+ same-document page neighbours {weight}", retrieved, files, [
-            [s + weight * x for s, x in zip(base, page_neighbours(base, cands), strict=True)]
-            for base, (_, _, cands) in zip(base_scores, retrieved, strict=True)])
+        _report(
+            f"+ same-document page neighbours {weight}",
+            retrieved,
+            files,
+            [
+                [s + weight * x for s, x in zip(base, page_neighbours(base, cands), strict=True)]
+                for base, (_, _, cands) in zip(base_scores, retrieved, strict=True)
+            ],
+        )
     await pipeline.aclose()
 
 
-def _report(name: str, retrieved: list[tuple[list[str], str, list[Candidate]]], files: dict[str, str],
-            scores: list[list[float]]) -> None:
+def _report(
+    name: str, retrieved: list[tuple[list[str], str, list[Candidate]]], files: dict[str, str], scores: list[list[float]]
+) -> None:
     hits = firsts = 0
     reciprocal = 0.0
     for (sources, _, candidates), row_scores in zip(retrieved, scores, strict=True):

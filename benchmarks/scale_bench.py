@@ -156,14 +156,16 @@ def build_corpus(source: Path, folder: Path, min_pages: int) -> CorpusInfo:
             target = folder / f"c{copy:02d}" / f"{pdf.stem}-{_slug(edition)}.pdf"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(pdf, target)
-            documents.append({
-                "file": target.relative_to(folder).as_posix(),
-                "document_id": document_id,
-                "policy_id": document_id,
-                "title": f"{pdf.stem.replace('_', ' ')} ({edition})",
-                "jurisdiction": scope.jurisdiction,
-                "acl_groups": list(scope.acl_groups),
-            })
+            documents.append(
+                {
+                    "file": target.relative_to(folder).as_posix(),
+                    "document_id": document_id,
+                    "policy_id": document_id,
+                    "title": f"{pdf.stem.replace('_', ' ')} ({edition})",
+                    "jurisdiction": scope.jurisdiction,
+                    "acl_groups": list(scope.acl_groups),
+                }
+            )
     catalog = {
         "include": ["**/*.pdf"],
         "defaults": {"language": "en", "version": "1", "effective_date": "2026-01-01"},
@@ -171,15 +173,27 @@ def build_corpus(source: Path, folder: Path, min_pages: int) -> CorpusInfo:
     }
     (folder / "catalog.yaml").write_text(yaml.safe_dump(catalog, sort_keys=False))
     return CorpusInfo(
-        folder=str(folder), source_documents=len(pdfs), source_pages=source_pages, copies=copies,
-        documents=len(documents), pages=source_pages * copies,
+        folder=str(folder),
+        source_documents=len(pdfs),
+        source_pages=source_pages,
+        copies=copies,
+        documents=len(documents),
+        pages=source_pages * copies,
         scopes=[asdict(SCOPES[c % len(SCOPES)]) for c in range(copies)],
     )
 
 
 # -- distinct questions ----------------------------------------------------------------------
-PREFIXES = ("", "Quick question: ", "Can you tell me: ", "Hi! ", "hey, ", "I need to know: ",
-            "Question about my benefits: ", "Sorry to bother you, ")
+PREFIXES = (
+    "",
+    "Quick question: ",
+    "Can you tell me: ",
+    "Hi! ",
+    "hey, ",
+    "I need to know: ",
+    "Question about my benefits: ",
+    "Sorry to bother you, ",
+)
 SUFFIXES = ("", " Thanks.", " Thanks!", " (for 2026)", " please", " Asking for open enrollment.")
 
 
@@ -192,7 +206,7 @@ def _with_typo(text: str, rng: random.Random) -> str:
     i = rng.choice(long_words)
     word = words[i]
     j = rng.randrange(1, len(word) - 2)
-    words[i] = word[:j] + word[j + 1] + word[j] + word[j + 2:]
+    words[i] = word[:j] + word[j + 1] + word[j] + word[j + 2 :]
     return " ".join(words)
 
 
@@ -201,8 +215,7 @@ def distinct_questions(gold: Path, seed: int = 7) -> list[str]:
     bases = [json.loads(line)["question"].strip() for line in gold.read_text().splitlines() if line.strip()]
     rng = random.Random(seed)
     out: set[str] = set()
-    for base, prefix, suffix, lower, typo in itertools.product(bases, PREFIXES, SUFFIXES, (False, True),
-                                                               (False, True)):
+    for base, prefix, suffix, lower, typo in itertools.product(bases, PREFIXES, SUFFIXES, (False, True), (False, True)):
         text = base[0].lower() + base[1:] if prefix.endswith(", ") else base
         text = _with_typo(text, rng) if typo else text
         text = f"{prefix}{text}{suffix}"
@@ -240,8 +253,9 @@ class AskSource:
         first = self.used
         for number, question in enumerate(self.texts(count), start=first):
             identity = next(self._identities)
-            token = mint_token(self._key, subject=f"scale:{number}", acl_groups=identity.groups,
-                               state=identity.state, ttl_s=3 * 3600)
+            token = mint_token(
+                self._key, subject=f"scale:{number}", acl_groups=identity.groups, state=identity.state, ttl_s=3 * 3600
+            )
             asks.append(Ask(question, token))
         return asks
 
@@ -352,8 +366,9 @@ class TreeMemory(threading.Thread):
     def report(self) -> dict[str, Any]:
         return {
             "peak_rss_tree_mib": round(self.peak_total_kib / 1024, 1),
-            "peak_rss_per_process_mib": {f"{label} (pid {pid})": round(kib / 1024, 1)
-                                         for pid, (label, kib) in sorted(self.peaks.items())},
+            "peak_rss_per_process_mib": {
+                f"{label} (pid {pid})": round(kib / 1024, 1) for pid, (label, kib) in sorted(self.peaks.items())
+            },
         }
 
 
@@ -369,8 +384,13 @@ def disk_usage(folder: Path) -> dict[str, float]:
 
 # -- phase 2: ingest -------------------------------------------------------------------------
 def child_env(data_dir: Path) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO), BENEFITSBOT_DATA_DIR=str(data_dir),
-               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        BENEFITSBOT_DATA_DIR=str(data_dir),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+    )
     return env
 
 
@@ -469,16 +489,24 @@ async def sequential_latency(pipeline: Pipeline, asks: Sequence[Ask]) -> dict[st
     for item in tqdm(asks, desc="latency", unit="q", leave=False):
         await ask(pipeline, item, outcomes, time.perf_counter())
     cpu_ms = (time.process_time() - cpu_started) * 1000 / max(1, len(asks))
-    stages = {stage: {"p50_ms": round(percentile(v, 50), 1), "p95_ms": round(percentile(v, 95), 1)}
-              for stage, v in outcomes.stage_ms.items()}
-    return {**outcomes.summary(), "distinct_questions": len({a.question for a in asks}),
-            "cpu_ms_per_question": round(cpu_ms, 1), "stage_ms": stages,
-            "load_average_before": before, "load_average_after": load_average()}
+    stages = {
+        stage: {"p50_ms": round(percentile(v, 50), 1), "p95_ms": round(percentile(v, 95), 1)}
+        for stage, v in outcomes.stage_ms.items()
+    }
+    return {
+        **outcomes.summary(),
+        "distinct_questions": len({a.question for a in asks}),
+        "cpu_ms_per_question": round(cpu_ms, 1),
+        "stage_ms": stages,
+        "load_average_before": before,
+        "load_average_after": load_average(),
+    }
 
 
 # -- phase 4: open-loop throughput -----------------------------------------------------------
-async def open_loop_step(pipeline: Pipeline, asks: Sequence[Ask], rate: float, *, slo_s: float,
-                         abort_after_s: float, drain_s: float) -> dict[str, Any]:
+async def open_loop_step(
+    pipeline: Pipeline, asks: Sequence[Ask], rate: float, *, slo_s: float, abort_after_s: float, drain_s: float
+) -> dict[str, Any]:
     """Send ``asks`` at ``rate`` per second whatever the answers do (open loop). A question's
     latency counts from when it was due, so a late sender does not hide queueing. Sending stops
     early once a question has been waiting ``abort_after_s`` (the rate is clearly too high);
@@ -540,19 +568,23 @@ def step_count(rate: float, step_s: float, min_count: int, max_count: int) -> in
     return max(min_count, min(max_count, round(rate * step_s)))
 
 
-async def throughput(pipeline: Pipeline, source: AskSource, rates: Sequence[float], args: argparse.Namespace
-                     ) -> dict[str, Any]:
+async def throughput(
+    pipeline: Pipeline, source: AskSource, rates: Sequence[float], args: argparse.Namespace
+) -> dict[str, Any]:
     """Step the arrival rate up until p95 breaks the SLO, then bisect (geometrically) between the
     last rate that held and the first that did not."""
     steps: list[dict[str, Any]] = []
 
     async def run(rate: float) -> bool:
         asks = source.take(step_count(rate, args.step_s, args.min_step_questions, args.max_step_questions))
-        step = await open_loop_step(pipeline, asks, rate, slo_s=args.slo_s, abort_after_s=args.abort_after_s,
-                                    drain_s=args.drain_s)
+        step = await open_loop_step(
+            pipeline, asks, rate, slo_s=args.slo_s, abort_after_s=args.abort_after_s, drain_s=args.drain_s
+        )
         steps.append(step)
-        tqdm.write(f"  {rate:g} q/s: p50 {step['p50_ms']} ms, p95 {step['p95_ms']} ms, "
-                   f"{'meets' if step['meets_slo'] else 'misses'} the SLO")
+        tqdm.write(
+            f"  {rate:g} q/s: p50 {step['p50_ms']} ms, p95 {step['p95_ms']} ms, "
+            f"{'meets' if step['meets_slo'] else 'misses'} the SLO"
+        )
         await asyncio.sleep(args.pause_s)  # let the machine settle between steps
         return bool(step["meets_slo"])
 
@@ -572,13 +604,18 @@ async def throughput(pipeline: Pipeline, source: AskSource, rates: Sequence[floa
                 low = best = middle
             else:
                 failed = middle
-    return {"slo_p95_s": args.slo_s, "sustained_rate_per_s": best, "first_failing_rate_per_s": failed,
-            "steps": sorted(steps, key=lambda s: s["rate_per_s"])}
+    return {
+        "slo_p95_s": args.slo_s,
+        "sustained_rate_per_s": best,
+        "first_failing_rate_per_s": failed,
+        "steps": sorted(steps, key=lambda s: s["rate_per_s"]),
+    }
 
 
 # -- phase 5: the Slack front door -----------------------------------------------------------
-async def slack_steps(source: AskSource, data_dir: Path, rates: Sequence[float], args: argparse.Namespace
-                      ) -> list[dict[str, Any]]:
+async def slack_steps(
+    source: AskSource, data_dir: Path, rates: Sequence[float], args: argparse.Namespace
+) -> list[dict[str, Any]]:
     """benchmarks/slack_load.py at each rate, with distinct questions; one core call per event
     (no channel mentions, which would cost two), the answer cache off."""
     import slack_load
@@ -588,8 +625,16 @@ async def slack_steps(source: AskSource, data_dir: Path, rates: Sequence[float],
     for rate in rates:
         count = step_count(rate, args.step_s, args.min_step_questions, args.max_step_questions)
         options = argparse.Namespace(
-            rate=rate, duration=count / rate, service="core", fake_delay_ms=0.0, mention_fraction=0.0,
-            retry_fraction=0.05, redis_url=None, cache=False, settle_s=args.drain_s)
+            rate=rate,
+            duration=count / rate,
+            service="core",
+            fake_delay_ms=0.0,
+            mention_fraction=0.0,
+            retry_fraction=0.05,
+            redis_url=None,
+            cache=False,
+            settle_s=args.drain_s,
+        )
         summary = await slack_load.run(options, questions=iter(source.texts(count)))
         answer_p95 = summary["answer"]["p95_ms"]
         summary["meets_slo"] = bool(summary["ok"] and answer_p95 is not None and answer_p95 <= args.slo_s * 1000)
@@ -603,14 +648,20 @@ async def slack_steps(source: AskSource, data_dir: Path, rates: Sequence[float],
 def machine() -> dict[str, Any]:
     with open("/proc/meminfo") as meminfo:
         total_kib = int(meminfo.readline().split()[1])
-    return {"arch": platform.machine(), "cores": os.cpu_count(), "memory_gib": round(total_kib / MIB, 1),
-            "python": platform.python_version(), "accelerator": "none (CPU only)"}
+    return {
+        "arch": platform.machine(),
+        "cores": os.cpu_count(),
+        "memory_gib": round(total_kib / MIB, 1),
+        "python": platform.python_version(),
+        "accelerator": "none (CPU only)",
+    }
 
 
 def commit() -> str:
     result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                           capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
     return result.stdout.strip() + ("+uncommitted" if dirty else "")
 
 
@@ -630,8 +681,10 @@ def plot(report: dict[str, Any], path: Path) -> None:
     for key, style in (("p50_ms", "o-"), ("p95_ms", "s-")):
         x, y = series(steps, key)
         axes.plot(x, y, style, label=f"pipeline in process, {key[:3]}")
-    slack = [{"rate_per_s": s["rate_per_s"], **{f"{k}_ms": s["answer"][f"{k}_ms"] for k in ("p50", "p95")}}
-             for s in report.get("slack", [])]
+    slack = [
+        {"rate_per_s": s["rate_per_s"], **{f"{k}_ms": s["answer"][f"{k}_ms"] for k in ("p50", "p95")}}
+        for s in report.get("slack", [])
+    ]
     for key, style in (("p50_ms", "o--"), ("p95_ms", "s--")):
         x, y = series(slack, key)
         if x:
@@ -646,8 +699,11 @@ def plot(report: dict[str, Any], path: Path) -> None:
     axes.set_xlabel("arrival rate (distinct questions per second, open loop)")
     axes.set_ylabel("latency from arrival (ms)")
     corpus, m = report["corpus"], report["machine"]
-    axes.set_title(f"{corpus['pages']} pages, {report['ingest'].get('chunks', '?')} chunks; "
-                   f"{m['arch']} {m['cores']} cores, CPU only", fontsize=10)
+    axes.set_title(
+        f"{corpus['pages']} pages, {report['ingest'].get('chunks', '?')} chunks; "
+        f"{m['arch']} {m['cores']} cores, CPU only",
+        fontsize=10,
+    )
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
@@ -673,8 +729,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--abort-after-s", type=float, default=10.0, help="stop a step once a question waits this")
     parser.add_argument("--drain-s", type=float, default=60.0, help="max wait for a step's last answers")
     parser.add_argument("--pause-s", type=float, default=3.0)
-    parser.add_argument("--slack-rates", default="", help="also drive the Slack front door at these rates "
-                        "('auto': the sustained in-process rate and the first that failed)")
+    parser.add_argument(
+        "--slack-rates",
+        default="",
+        help="also drive the Slack front door at these rates "
+        "('auto': the sustained in-process rate and the first that failed)",
+    )
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--name", default=None, help="output file stem (default scale-<pages>p)")
     args = parser.parse_args(argv)
@@ -701,8 +761,10 @@ async def measure_queries(data_dir: Path, source: AskSource, args: argparse.Name
             probe = await pipeline.answer(item.question, item.token)
         latency = await sequential_latency(pipeline, source.take(args.latency_questions))
         latency["peak_rss_serving_process_mib"] = peak_rss_self_mib()
-        tqdm.write(f"latency: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms over "
-                   f"{latency['questions']} distinct questions")
+        tqdm.write(
+            f"latency: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms over "
+            f"{latency['questions']} distinct questions"
+        )
         load = await throughput(pipeline, source, rates_of(args.rates), args)
         load["peak_rss_serving_process_mib"] = peak_rss_self_mib()
     finally:
@@ -722,14 +784,22 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         tqdm.write(f"corpus: {corpus.documents} documents, {corpus.pages} pages in {corpus_dir}")
         ingested = ingest(corpus_dir, data_dir)
         (args.work / "report-ingest.json").write_text(json.dumps(ingested))
-        tqdm.write(f"ingest: {ingested['pages']} pages, {ingested['chunks']} chunks in {ingested['ingest_s']} s "
-                   f"({ingested['pages_per_s']} pages/s), peak RSS {ingested['peak_rss_tree_mib']} MiB")
+        tqdm.write(
+            f"ingest: {ingested['pages']} pages, {ingested['chunks']} chunks in {ingested['ingest_s']} s "
+            f"({ingested['pages_per_s']} pages/s), peak RSS {ingested['peak_rss_tree_mib']} MiB"
+        )
     settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir)
     source = AskSource(distinct_questions(args.gold), settings.rbac_signing_key.get_secret_value())
     queries = await measure_queries(data_dir, source, args)
-    slack_rates = rates_of(args.slack_rates) if args.slack_rates != "auto" else [
-        r for r in (queries["throughput"]["sustained_rate_per_s"], queries["throughput"]["first_failing_rate_per_s"])
-        if r]
+    slack_rates = (
+        rates_of(args.slack_rates)
+        if args.slack_rates != "auto"
+        else [
+            r
+            for r in (queries["throughput"]["sustained_rate_per_s"], queries["throughput"]["first_failing_rate_per_s"])
+            if r
+        ]
+    )
     slack = await slack_steps(source, data_dir, slack_rates, args) if slack_rates else []
     return {
         "benchmark": "benchmarks/scale_bench.py",
@@ -754,12 +824,20 @@ def main() -> None:
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
     plot(report, args.results / f"{name}-latency-vs-rate.png")
-    print(json.dumps({"ingest_pages_per_s": report["ingest"]["pages_per_s"],
-                      "index_mib": report["ingest"]["index_size"]["on_disk_mib"],
-                      "ingest_peak_rss_tree_mib": report["ingest"]["peak_rss_tree_mib"],
-                      "latency_p50_ms": report["latency"]["p50_ms"], "latency_p95_ms": report["latency"]["p95_ms"],
-                      "sustained_q_per_s": report["throughput"]["sustained_rate_per_s"],
-                      "results": str(args.results / f"{name}.json")}, indent=2))
+    print(
+        json.dumps(
+            {
+                "ingest_pages_per_s": report["ingest"]["pages_per_s"],
+                "index_mib": report["ingest"]["index_size"]["on_disk_mib"],
+                "ingest_peak_rss_tree_mib": report["ingest"]["peak_rss_tree_mib"],
+                "latency_p50_ms": report["latency"]["p50_ms"],
+                "latency_p95_ms": report["latency"]["p95_ms"],
+                "sustained_q_per_s": report["throughput"]["sustained_rate_per_s"],
+                "results": str(args.results / f"{name}.json"),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

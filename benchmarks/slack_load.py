@@ -111,9 +111,7 @@ def _sign(body: str) -> dict[str, str]:
     }
 
 
-async def _choose_service(
-    kind: str, settings: BotSettings, fake_delay_ms: float
-) -> tuple[AnswerService, str]:
+async def _choose_service(kind: str, settings: BotSettings, fake_delay_ms: float) -> tuple[AnswerService, str]:
     if kind in ("auto", "core"):
         core = CoreAnswerService.from_settings(settings)
         await core.start()
@@ -272,9 +270,7 @@ async def run(args: argparse.Namespace, questions: Iterator[str] | None = None) 
         "duplicates_dropped": parts.metrics.registry.get_sample_value(
             "benefitsbot_duplicate_deliveries_total", {"platform": "slack"}
         ),
-        "ok": total == len(answers_per_event)
-        and all(n == 1 for n in answers_per_event.values())
-        and not bad_acks,
+        "ok": total == len(answers_per_event) and all(n == 1 for n in answers_per_event.values()) and not bad_acks,
     }
     await runner.cleanup()
     await slack.close()
@@ -288,9 +284,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=40.0, help="events per second (max 200)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of sending (max 600)")
     parser.add_argument("--service", choices=["auto", "core", "fake"], default="auto")
-    parser.add_argument(
-        "--fake-delay-ms", type=float, default=250.0, help="simulated core latency (fake service)"
-    )
+    parser.add_argument("--fake-delay-ms", type=float, default=250.0, help="simulated core latency (fake service)")
     parser.add_argument("--mention-fraction", type=float, default=0.2, help="share of channel @-mentions")
     parser.add_argument("--retry-fraction", type=float, default=0.05, help="share of events re-delivered")
     parser.add_argument("--redis-url", default=None, help="use Redis (default: in-process store)")

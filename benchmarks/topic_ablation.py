@@ -38,9 +38,13 @@ async def collect(gold: Path, data_dir: Path, out: Path) -> None:
     try:
         for row in load_gold(gold):
             state = await pipeline.run_until("answerable", row.question, token_for(settings, row), as_of=row.as_of)
-            record: dict[str, Any] = {"id": row.id, "expect": row.expect, "unknown": state.unknown_words,
-                                      "stopped_by": state.decided_by if state.finished else None,
-                                      "dense_best": round(state.best_similarity, 4)}
+            record: dict[str, Any] = {
+                "id": row.id,
+                "expect": row.expect,
+                "unknown": state.unknown_words,
+                "stopped_by": state.decided_by if state.finished else None,
+                "dense_best": round(state.best_similarity, 4),
+            }
             if state.unknown_words and not state.finished and state.reading is not None:
                 record["ablated"] = without_words(row.question, state.unknown_words)
                 record["best"] = round(state.reading.best, 3)
@@ -58,8 +62,10 @@ def report(paths: list[Path]) -> None:
     for path in paths:
         rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
         decided = [r for r in rows if "rise@1" in r]
-        print(f"\n{path.name}: {len(rows)} rows, {sum(bool(r['unknown']) for r in rows)} with unknown words, "
-              f"{len(decided)} reach the topic decision")
+        print(
+            f"\n{path.name}: {len(rows)} rows, {sum(bool(r['unknown']) for r in rows)} with unknown words, "
+            f"{len(decided)} reach the topic decision"
+        )
         for r in decided:
             rises = " ".join(f"{r[f'rise@{t}']}" for t in TOPS)
             print(f"  {r['id']:8} {r['expect']:9} best {r['best']:6} rise@{TOPS} {rises:22} {r['unknown']}")
@@ -69,8 +75,10 @@ def report(paths: list[Path]) -> None:
                 blocked = [r for r in decided if r[f"rise@{top}"] is None or r[f"rise@{top}"] > margin]
                 must = sum(r["expect"] != "answer" for r in blocked)
                 passed = sum(r["expect"] == "answer" for r in decided if r not in blocked)
-                cells.append(f"{margin}: abstain-rows blocked {must}/{sum(r['expect'] != 'answer' for r in decided)}"
-                             f", answerable passed {passed}/{sum(r['expect'] == 'answer' for r in decided)}")
+                cells.append(
+                    f"{margin}: abstain-rows blocked {must}/{sum(r['expect'] != 'answer' for r in decided)}"
+                    f", answerable passed {passed}/{sum(r['expect'] == 'answer' for r in decided)}"
+                )
             print(f"  top {top}:\n    " + "\n    ".join(cells))
 
 

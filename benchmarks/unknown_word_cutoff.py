@@ -50,8 +50,10 @@ async def main() -> None:
         tuned = await gated_rows(pipeline, load_gold(args.gold))
         worst = max((best for row, _, best in tuned if row.expect != "answer"), default=0.0)
         cutoff = math.ceil((worst + 0.01) * 100) / 100
-        print(f"model {pipeline.corpus.model_name}: best unanswerable match with an unknown word {worst:.3f} "
-              f"-> cutoff {cutoff:.2f}")
+        print(
+            f"model {pipeline.corpus.model_name}: best unanswerable match with an unknown word {worst:.3f} "
+            f"-> cutoff {cutoff:.2f}"
+        )
         show(f"{args.gold} (tuned on)", tuned, cutoff)
         if args.check:
             show(f"{args.check} (held out)", await gated_rows(pipeline, load_gold(args.check)), cutoff)

@@ -61,8 +61,14 @@ def _same_answer(a: Reply, b: Reply) -> bool:
 
 
 class Answerer:
-    def __init__(self, settings: BotSettings, service: AnswerService, store: Store, metrics: Metrics,
-                 report: OutcomeRecorder | None = None) -> None:
+    def __init__(
+        self,
+        settings: BotSettings,
+        service: AnswerService,
+        store: Store,
+        metrics: Metrics,
+        report: OutcomeRecorder | None = None,
+    ) -> None:
         self.settings = settings
         self.service = service
         self.store = store
@@ -80,9 +86,7 @@ class Answerer:
 
     def no_access(self, query_id: str) -> Reply:
         """Indistinguishable from "not in the documents": it must not hint that restricted documents exist."""
-        text = self.settings.abstain_texts.get("no_access") or self.settings.abstain_texts.get(
-            "low_similarity", ""
-        )
+        text = self.settings.abstain_texts.get("no_access") or self.settings.abstain_texts.get("low_similarity", "")
         return self._reply(ReplyKind.NO_ACCESS, text, query_id)
 
     def apology(self, query_id: str) -> Reply:
@@ -109,12 +113,8 @@ class Answerer:
                 self.metrics.cache_hits.inc()
                 return cached, True
         ttl = self.settings.rbac_token_ttl_s
-        token = mint_for(
-            self.settings.rbac_key, asker, f"{platform}:{self.user_ref(platform, asker.user_id)}", ttl
-        )
-        audience_tokens = [
-            mint_for(self.settings.rbac_key, m, f"audience:{scope_hash(m)[:12]}", ttl) for m in audience
-        ]
+        token = mint_for(self.settings.rbac_key, asker, f"{platform}:{self.user_ref(platform, asker.user_id)}", ttl)
+        audience_tokens = [mint_for(self.settings.rbac_key, m, f"audience:{scope_hash(m)[:12]}", ttl) for m in audience]
         answer = await asyncio.wait_for(
             self.service.answer(question, token, audience_tokens=audience_tokens, history=list(history)),
             timeout=self.settings.answer_timeout_s,
@@ -127,9 +127,7 @@ class Answerer:
         text = answer.answer
         if answer.abstained and not text.strip():
             reason = str(answer.abstain_reason or "low_similarity")
-            text = self.settings.abstain_texts.get(reason) or self.settings.abstain_texts.get(
-                "low_similarity", ""
-            )
+            text = self.settings.abstain_texts.get(reason) or self.settings.abstain_texts.get("low_similarity", "")
         return Reply(
             kind=ReplyKind.ANSWER,
             text=text,
@@ -163,9 +161,7 @@ class Answerer:
             return Outcome(self._reply(ReplyKind.NOTICE, HELP_TEXT, edge_id))
         if len(question) > self.settings.max_question_chars:
             return Outcome(
-                self._reply(
-                    ReplyKind.NOTICE, TOO_LONG_TEXT.format(limit=self.settings.max_question_chars), edge_id
-                )
+                self._reply(ReplyKind.NOTICE, TOO_LONG_TEXT.format(limit=self.settings.max_question_chars), edge_id)
             )
 
         if not await self.rate_limiter.allow(platform, uref):

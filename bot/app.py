@@ -63,8 +63,7 @@ COMPONENTS = web.AppKey("benefitsbot", BotComponents)
 class _NoGraphCredentials:
     async def token(self) -> str:
         raise IdentityLookupError(
-            "Graph credentials are not configured "
-            "(MICROSOFT_APP_ID, MICROSOFT_APP_PASSWORD, MICROSOFT_APP_TENANT_ID)"
+            "Graph credentials are not configured (MICROSOFT_APP_ID, MICROSOFT_APP_PASSWORD, MICROSOFT_APP_TENANT_ID)"
         )
 
 
@@ -89,11 +88,7 @@ def default_slack_client(settings: BotSettings) -> AsyncWebClient:
 
 
 def default_graph_tokens(settings: BotSettings) -> GraphTokenProvider:
-    if (
-        settings.microsoft_app_id
-        and settings.microsoft_app_password_value
-        and settings.microsoft_app_tenant_id
-    ):
+    if settings.microsoft_app_id and settings.microsoft_app_password_value and settings.microsoft_app_tenant_id:
         return MsalGraphTokenProvider(
             settings.microsoft_app_id, settings.microsoft_app_password_value, settings.microsoft_app_tenant_id
         )
@@ -167,9 +162,7 @@ def create_app(
 
     graph: GraphClient | None = None
     if settings.teams_enabled:
-        graph = GraphClient(
-            settings.graph_api_base_url, graph_token_provider or default_graph_tokens(settings)
-        )
+        graph = GraphClient(settings.graph_api_base_url, graph_token_provider or default_graph_tokens(settings))
         teams_directory = teams_dev or TeamsDirectory(
             graph, policy, store, ttl_s=settings.group_cache_ttl_s, max_members=settings.audience_max_members
         )

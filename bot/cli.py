@@ -47,13 +47,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     settings = _bot_settings(args)
     if args.days < 1 or args.days > settings.report_retention_days:
-        _say(f"error: --days must be between 1 and REPORT_RETENTION_DAYS ({settings.report_retention_days})",
-             error=True)
+        _say(
+            f"error: --days must be between 1 and REPORT_RETENTION_DAYS ({settings.report_retention_days})", error=True
+        )
         return 2
     if not settings.redis_url:
-        _say("error: the report is kept in the bot's store and REDIS_URL is not set, so it lives in the memory "
-             f"of the running `benefitsbot serve`: open its report page, http://localhost:{settings.port}/report",
-             error=True)
+        _say(
+            "error: the report is kept in the bot's store and REDIS_URL is not set, so it lives in the memory "
+            f"of the running `benefitsbot serve`: open its report page, http://localhost:{settings.port}/report",
+            error=True,
+        )
         return 2
 
     async def run() -> int:
@@ -64,8 +67,12 @@ def cmd_report(args: argparse.Namespace) -> int:
             except StoreUnavailable as exc:
                 _say(f"error: cannot read the report: {exc} ({store_line(settings)})", error=True)
                 return 2
-            report = await build_report(store, days=args.days, today=settings.today or date.today(),
-                                        questions_stored=settings.report_store_questions)
+            report = await build_report(
+                store,
+                days=args.days,
+                today=settings.today or date.today(),
+                questions_stored=settings.report_store_questions,
+            )
         finally:
             await store.close()
         _say(json.dumps(report.to_json(), indent=2) if args.json else report.render())

@@ -46,8 +46,9 @@ class AnswerCache:
         self.ttl_s = ttl_s
         self.today = today
 
-    async def key(self, question: str, asker: Identity, audience: Sequence[Identity],
-                  history: Sequence[str]) -> str | None:
+    async def key(
+        self, question: str, asker: Identity, audience: Sequence[Identity], history: Sequence[str]
+    ) -> str | None:
         if self.ttl_s <= 0 or not isinstance(self.service, IndexAware):
             return None
         try:

@@ -48,12 +48,8 @@ class Metrics:
             registry=r,
         )
         self.cache_hits = Counter("benefitsbot_answer_cache_hits", "Answers served from cache", registry=r)
-        self.feedback = Counter(
-            "benefitsbot_feedback", "Thumbs up/down on answers", ["platform", "vote"], registry=r
-        )
-        self.store_up = Gauge(
-            "benefitsbot_store_available", "1 when the shared store (Redis) answers", registry=r
-        )
+        self.feedback = Counter("benefitsbot_feedback", "Thumbs up/down on answers", ["platform", "vote"], registry=r)
+        self.store_up = Gauge("benefitsbot_store_available", "1 when the shared store (Redis) answers", registry=r)
         self.store_up.set(1)
 
 

@@ -41,7 +41,7 @@ REPHRASE_TEXT = (
 
 
 def long_date(day: date) -> str:
-    """"January 1, 2027": unambiguous whatever the reader's date convention."""
+    """ "January 1, 2027": unambiguous whatever the reader's date convention."""
     return f"{day:%B} {day.day}, {day.year}"
 
 

@@ -37,10 +37,38 @@ MAX_SUGGESTED_PROMPTS = 4  # assistant.threads.setSuggestedPrompts takes at most
 MIN_RBAC_KEY_CHARS = 32  # an HMAC-SHA256 key: at least 32 characters of a random secret
 # Values copied from docs and examples rather than generated (compared case-blind, also as substrings
 # for the longer marker words, so "changeme-please-0123456789012345678" is refused too).
-PLACEHOLDER_SECRETS = frozenset({"", "a", "changeme", "change-me", "secret", "password", "test", "dev", "key",
-                                 "replace-me", "replaceme", "xxx", DEV_RBAC_SIGNING_KEY})
-_PLACEHOLDER_MARKERS = ("changeme", "change-me", "change_me", "replace-me", "replaceme", "replace_me",
-                        "placeholder", "your-secret", "your_secret", "example", "dev-only", "<", "xxxx")
+PLACEHOLDER_SECRETS = frozenset(
+    {
+        "",
+        "a",
+        "changeme",
+        "change-me",
+        "secret",
+        "password",
+        "test",
+        "dev",
+        "key",
+        "replace-me",
+        "replaceme",
+        "xxx",
+        DEV_RBAC_SIGNING_KEY,
+    }
+)
+_PLACEHOLDER_MARKERS = (
+    "changeme",
+    "change-me",
+    "change_me",
+    "replace-me",
+    "replaceme",
+    "replace_me",
+    "placeholder",
+    "your-secret",
+    "your_secret",
+    "example",
+    "dev-only",
+    "<",
+    "xxxx",
+)
 
 
 def weak_rbac_key(key: str) -> str | None:
@@ -119,14 +147,13 @@ class BotSettings(CoreSettings):
     # Unanswered-topics report
     report_retention_days: int = Field(default=90, ge=1, le=400, alias="REPORT_RETENTION_DAYS")
     report_store_questions: bool = Field(default=False, alias="REPORT_STORE_QUESTIONS")
-    report_question_days: int = Field(
-        default=7, ge=1, le=MAX_REPORT_QUESTION_DAYS, alias="REPORT_QUESTION_DAYS"
-    )
+    report_question_days: int = Field(default=7, ge=1, le=MAX_REPORT_QUESTION_DAYS, alias="REPORT_QUESTION_DAYS")
 
     # The answer as an AI assistant (both platforms)
     answer_footer: str = Field(default=DEFAULT_ANSWER_FOOTER, alias="ANSWER_FOOTER")
-    suggested_prompts: list[str] = Field(default_factory=lambda: list(DEFAULT_SUGGESTED_PROMPTS),
-                                         alias="SUGGESTED_PROMPTS")
+    suggested_prompts: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_SUGGESTED_PROMPTS), alias="SUGGESTED_PROMPTS"
+    )
     slack_streaming: bool = Field(default=True, alias="SLACK_STREAMING")
 
     @field_validator("suggested_prompts")
@@ -165,9 +192,7 @@ class BotSettings(CoreSettings):
     @property
     def slack_http_active(self) -> bool:
         """Slack's HTTP endpoint is served only when its signatures can be verified."""
-        return (
-            self.slack_enabled and bool(self.slack_bot_token_value) and bool(self.slack_signing_secret_value)
-        )
+        return self.slack_enabled and bool(self.slack_bot_token_value) and bool(self.slack_signing_secret_value)
 
     @property
     def slack_socket_mode_active(self) -> bool:

@@ -25,8 +25,19 @@ CATALOG_NAME = "catalog.yaml"
 SUPPORTED_SUFFIXES = (".pdf", ".md", ".markdown")
 DEFAULT_INCLUDE = ("**/*.pdf", "**/*.md", "**/*.markdown")
 
-_DOC_FIELDS = {"file", "document_id", "policy_id", "title", "jurisdiction", "effective_date", "version",
-               "source_uri", "acl_groups", "language", "overrides"}
+_DOC_FIELDS = {
+    "file",
+    "document_id",
+    "policy_id",
+    "title",
+    "jurisdiction",
+    "effective_date",
+    "version",
+    "source_uri",
+    "acl_groups",
+    "language",
+    "overrides",
+}
 _DEFAULTABLE = _DOC_FIELDS - {"file", "document_id", "title", "overrides"}
 _TOP_FIELDS = {"defaults", "documents", "include"}
 # Always in effect unless the catalog says otherwise: folders without a catalog have no dates.
@@ -115,8 +126,10 @@ def _check(file: str, name: str, value: Any) -> Any:
             raise CatalogError(file, name, f"{value!r} is not an http(s) or file URI")
         return value
     if name == "acl_groups":
-        if not isinstance(value, list) or not value or not all(
-            isinstance(g, str) and _GROUP_RE.match(g) for g in value
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(g, str) and _GROUP_RE.match(g) for g in value)
         ):
             raise CatalogError(file, name, "must be a non-empty list of group names")
         return tuple(value)
@@ -216,8 +229,13 @@ def load_catalog(root: Path) -> Catalog:
             catalog.errors.append(error)
             continue
         if meta.document_id in seen_ids:
-            catalog.errors.append(CatalogError(
-                file, "document_id", f"duplicate id {meta.document_id!r} (also used by {seen_ids[meta.document_id]})"))
+            catalog.errors.append(
+                CatalogError(
+                    file,
+                    "document_id",
+                    f"duplicate id {meta.document_id!r} (also used by {seen_ids[meta.document_id]})",
+                )
+            )
             continue
         seen_ids[meta.document_id] = file
         catalog.documents.append(meta)

@@ -20,8 +20,7 @@ from rag_core.types import AbstainReason
 CITATION = re.compile(r"\[\^([^\]\s]+)\]")
 # A sentence ends at its citations, or at . ! ? followed by what starts a sentence (the rule of
 # text.split_sentences), so "6 a.m. to 9 p.m." or "U.S. employees" is not cut in two.
-_SENTENCE = re.compile(r".+?(?:(?:\s*\[\^[^\]\s]+\])+[.!?]?|[.!?](?=\s+[A-Z0-9\"“(¿¡$]|\s*$)|$)(?=\s|$)",
-                       re.DOTALL)
+_SENTENCE = re.compile(r".+?(?:(?:\s*\[\^[^\]\s]+\])+[.!?]?|[.!?](?=\s+[A-Z0-9\"“(¿¡$]|\s*$)|$)(?=\s|$)", re.DOTALL)
 _TRAILING_CITATIONS = re.compile(r"(?:\s*\[\^[^\]\s]+\])+\s*[.!?]?\s*$")
 INSUFFICIENT = "INSUFFICIENT_CONTEXT"
 
@@ -44,8 +43,11 @@ def strip_unsafe_links(text: str, allowed: Iterable[str]) -> tuple[str, int]:
 # "…is $1,250. the plan also covers…": a lowercase sentence glued after a full stop is a sentence of
 # its own (with its own citation or none), unless the full stop ends an abbreviation.
 _GLUED = re.compile(r"(?<=[.!?])\s+(?=[a-z])")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|no|dept|a\.m|p\.m|u\.s|st|mr|mrs|ms|dr|jr|sr)"
-                           r"|\b[A-Za-z])\.$", re.IGNORECASE)
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|no|dept|a\.m|p\.m|u\.s|st|mr|mrs|ms|dr|jr|sr)"
+    r"|\b[A-Za-z])\.$",
+    re.IGNORECASE,
+)
 # Anything that looks like a citation marker; one that is not exactly [^chunk_id] is malformed.
 _MARKERISH = re.compile(r"\[\s*\^[^\]]*\]|\[\^[^\]]*$")
 
@@ -54,7 +56,7 @@ def _split_glued(sentence: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for match in _GLUED.finditer(sentence):
-        head = sentence[start:match.start()]
+        head = sentence[start : match.start()]
         if _ABBREVIATION.search(head):
             continue
         parts.append(head)
@@ -77,8 +79,9 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def validate(text: str, allowed_chunk_ids: Iterable[str], allowed_source_uris: Iterable[str],
-             *, link_hosts: Iterable[str] = ()) -> Validation:
+def validate(
+    text: str, allowed_chunk_ids: Iterable[str], allowed_source_uris: Iterable[str], *, link_hosts: Iterable[str] = ()
+) -> Validation:
     """``allowed_source_uris`` (the prompt's documents) and ``link_hosts`` (the HR contact) make
     the link allow-list."""
     allowed = set(allowed_chunk_ids)

@@ -33,8 +33,11 @@ def add_core_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     ingest = sub.add_parser("ingest", help="ingest a folder of PDFs/markdown (with optional catalog.yaml)")
     ingest.add_argument("path", type=Path)
     ingest.add_argument("--data-dir", type=Path)
-    ingest.add_argument("--json", action="store_true",
-                        help="print the summary as JSON, with each file's status, chunks and unsearchable pages")
+    ingest.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON, with each file's status, chunks and unsearchable pages",
+    )
     ingest.add_argument("--no-progress", action="store_true", help="no progress bar (never shown off a terminal)")
     ingest.set_defaults(handler=cmd_ingest)
 
@@ -65,8 +68,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     async def run() -> int:
         index = open_index(settings)
         try:
-            summary = await Ingestor.from_settings(index, settings,
-                                                   progress=show_progress(args.no_progress)).run(args.path)
+            summary = await Ingestor.from_settings(index, settings, progress=show_progress(args.no_progress)).run(
+                args.path
+            )
         finally:
             await index.aclose()
         print(json.dumps(summary.to_json(), indent=2) if args.json else summary.render())
@@ -96,8 +100,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     warn_placeholder_contact(settings)
     state = _state_code(args.state)
     groups = [g.strip() for g in (args.groups or ",".join(DEFAULT_CLI_GROUPS)).split(",") if g.strip()]
-    token = mint_token(settings.rbac_signing_key.get_secret_value(), subject=DEFAULT_CLI_SUBJECT,
-                       acl_groups=groups, state=state, language=args.language)
+    token = mint_token(
+        settings.rbac_signing_key.get_secret_value(),
+        subject=DEFAULT_CLI_SUBJECT,
+        acl_groups=groups,
+        state=state,
+        language=args.language,
+    )
 
     async def run() -> int:
         pipeline = build_pipeline(settings)
@@ -116,8 +125,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def warn_placeholder_contact(settings: CoreSettings) -> None:
     if settings.hr_contact_is_placeholder:
-        print(f"warning: HR_CONTACT_URL is the placeholder {settings.hr_contact_url}; set it to your HR "
-              "contact page (every answer links to it)", file=sys.stderr)
+        print(
+            f"warning: HR_CONTACT_URL is the placeholder {settings.hr_contact_url}; set it to your HR "
+            "contact page (every answer links to it)",
+            file=sys.stderr,
+        )
 
 
 def render_text(answer: Any) -> str:
@@ -153,8 +165,9 @@ def configure_logging(args: argparse.Namespace) -> None:
     default = getattr(args, "log_level", "WARNING")
     level = "DEBUG" if verbose >= 2 else ("INFO" if verbose == 1 else default)
     service_format = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", level),
-                        format="%(message)s" if default == "WARNING" else service_format)
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", level), format="%(message)s" if default == "WARNING" else service_format
+    )
     if verbose == 0 and default == "WARNING":
         # The per-question record (and its error line) is the service's log; the CLI prints the outcome.
         logging.getLogger("benefitsbot.query").setLevel(logging.CRITICAL)
@@ -170,8 +183,10 @@ def run_cli(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> i
     try:
         return int(args.handler(args))
     except IndexUnavailable as exc:
-        print(f"error: {exc}\n  index: {index_location(_settings(args), getattr(args, 'data_dir', None))}",
-              file=sys.stderr)
+        print(
+            f"error: {exc}\n  index: {index_location(_settings(args), getattr(args, 'data_dir', None))}",
+            file=sys.stderr,
+        )
         return 2
     except BenefitsBotError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -15,8 +15,25 @@ from rag_core.text import MONEY, split_sentences, terms
 from rag_core.types import Candidate
 
 # Words that name the plan or the document rather than the term being asked about.
-_GENERIC = frozenset({"plan", "benefit", "coverage", "cover", "covered", "northwind", "contoso", "health",
-                      "standard", "plus", "employee", "company", "cost", "amount", "pay"})
+_GENERIC = frozenset(
+    {
+        "plan",
+        "benefit",
+        "coverage",
+        "cover",
+        "covered",
+        "northwind",
+        "contoso",
+        "health",
+        "standard",
+        "plus",
+        "employee",
+        "company",
+        "cost",
+        "amount",
+        "pay",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -64,9 +81,9 @@ def _amounts_with_subjects(sentence: str) -> list[tuple[str, frozenset[str]]]:
     words = sentence.split()
     out = []
     for i, word in enumerate(words):
-        found = MONEY.findall(" ".join(words[i:i + 3])) if word.lstrip("(").startswith("$") else []
+        found = MONEY.findall(" ".join(words[i : i + 3])) if word.lstrip("(").startswith("$") else []
         if found:
-            near = " ".join(words[max(0, i - _WINDOW_BEFORE): i + 1 + _WINDOW_AFTER])
+            near = " ".join(words[max(0, i - _WINDOW_BEFORE) : i + 1 + _WINDOW_AFTER])
             out.append((near, frozenset({_normalise_amount(found[0])})))
     return out
 
@@ -105,7 +122,7 @@ def find_amount_conflicts(question: str, context: Sequence[Candidate]) -> list[A
     claims = amount_claims(question, context)
     conflicts: list[AmountConflict] = []
     for i, first in enumerate(claims):
-        for second in claims[i + 1:]:
+        for second in claims[i + 1 :]:
             if first.chunk.chunk_id == second.chunk.chunk_id or first.chunk.policy_id != second.chunk.policy_id:
                 continue
             if _subject(first, question) != _subject(second, question) or first.amounts & second.amounts:

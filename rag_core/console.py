@@ -40,8 +40,7 @@ def data_dir_source(data_dir_flag: Path | None) -> str:
         return "--data-dir"
     if os.environ.get("BENEFITSBOT_DATA_DIR"):
         return "BENEFITSBOT_DATA_DIR"
-    if Path(".env").is_file() and "BENEFITSBOT_DATA_DIR=" in Path(".env").read_text(encoding="utf-8",
-                                                                                 errors="replace"):
+    if Path(".env").is_file() and "BENEFITSBOT_DATA_DIR=" in Path(".env").read_text(encoding="utf-8", errors="replace"):
         return "BENEFITSBOT_DATA_DIR in .env"
     return "the default, .data in the current folder"
 

@@ -8,8 +8,9 @@ from rag_core.tokens import count_tokens
 from rag_core.types import Candidate
 
 
-def select_context(candidates: Sequence[Candidate], *, cutoff: float, max_chunks: int = 4,
-                   max_tokens: int = 1600) -> list[Candidate]:
+def select_context(
+    candidates: Sequence[Candidate], *, cutoff: float, max_chunks: int = 4, max_tokens: int = 1600
+) -> list[Candidate]:
     chosen: list[Candidate] = []
     used = 0
     for candidate in candidates:

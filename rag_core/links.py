@@ -23,8 +23,22 @@ from functools import lru_cache
 
 # Reserved names (RFC 2606, RFC 6761, common private zones) that the Public Suffix List omits
 # but a chat client or browser will still happily link.
-_RESERVED_TLDS = frozenset({"example", "test", "invalid", "localhost", "local", "onion", "internal", "lan",
-                            "corp", "home", "intranet", "localdomain"})
+_RESERVED_TLDS = frozenset(
+    {
+        "example",
+        "test",
+        "invalid",
+        "localhost",
+        "local",
+        "onion",
+        "internal",
+        "lan",
+        "corp",
+        "home",
+        "intranet",
+        "localdomain",
+    }
+)
 _DOT = "[.\u3002\uff0e\uff61]"  # IDNA treats the ideographic and fullwidth full stops as dots
 _LABEL = r"[^\W_](?:[^\W_]|-)*"
 _INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
@@ -32,8 +46,7 @@ _INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\uf
 # A run ends at whitespace, at markup brackets and quotes, and at a citation marker.
 _RUN = re.compile(r"""[^\s<>()\[\]{}"'`|“”‘’]+""")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://|\\\\|/\\|\\/)")
-_DANGEROUS_SCHEME = re.compile(r"(?:javascript|vbscript|livescript):|data:[\w.+-]+/[\w.+-]+",
-                               re.IGNORECASE)
+_DANGEROUS_SCHEME = re.compile(r"(?:javascript|vbscript|livescript):|data:[\w.+-]+/[\w.+-]+", re.IGNORECASE)
 _WWW = re.compile(rf"(?<![\w.])www\d{{0,3}}{_DOT}{_LABEL}", re.IGNORECASE)
 _EMAIL = re.compile(rf"[\w.+\-]+@((?:{_LABEL}{_DOT})+{_LABEL})")
 _DOMAIN = re.compile(rf"(?<![\w@])(?:{_LABEL}{_DOT})+({_LABEL}){_DOT}?(?=[/:?#\\]|$|[^\w.\-])")
@@ -149,8 +162,8 @@ class LinkPolicy:
         paths: list[tuple[int, int]] = []
         for match in _SCHEME.finditer(run):
             scheme = match.group(0).split(":", 1)[0].lower()
-            host = host_of(run[match.start():])
-            authority = re.search(r"[/\\?#]", run[match.end():])
+            host = host_of(run[match.start() :])
+            authority = re.search(r"[/\\?#]", run[match.end() :])
             paths.append((match.end() + authority.start() if authority else len(run), len(run)))
             if scheme == "mailto":
                 continue
@@ -162,7 +175,7 @@ class LinkPolicy:
             if is_domain(domain) and not _mail_allowed(domain, self.allowed_hosts):
                 offences.append(domain)
         for match in _WWW.finditer(run):
-            host = host_of(run[match.start():])
+            host = host_of(run[match.start() :])
             if not any(start <= match.start() < end for start, end in paths) and not _allowed(host, self.allowed_hosts):
                 offences.append(host)
         for match in _DOMAIN.finditer(run):
@@ -178,7 +191,8 @@ class LinkPolicy:
                 offences.append(name)
         for match in _IP.finditer(run):
             if not any(start <= match.start() < end for start, end in paths) and not _allowed(
-                    match.group(0), self.allowed_hosts):
+                match.group(0), self.allowed_hosts
+            ):
                 offences.append(match.group(0))
         return offences
 

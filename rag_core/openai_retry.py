@@ -79,9 +79,18 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
-async def with_retries(call: Callable[[], Awaitable[T]], *, attempts: int, timeout_s: float, what: str,
-                       secret: str | None, error: type[BenefitsBotError], logger: logging.Logger,
-                       base_s: float, max_s: float) -> T:
+async def with_retries(
+    call: Callable[[], Awaitable[T]],
+    *,
+    attempts: int,
+    timeout_s: float,
+    what: str,
+    secret: str | None,
+    error: type[BenefitsBotError],
+    logger: logging.Logger,
+    base_s: float,
+    max_s: float,
+) -> T:
     """Run ``call`` up to ``attempts`` times; raise ``error`` (secret-free) when it keeps failing."""
     last: BaseException | None = None
     for attempt in range(attempts):
@@ -97,8 +106,14 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, attempts: int, timeo
             last = exc
             if attempt + 1 < attempts:
                 delay = backoff_delay(attempt, base_s, max_s, retry_after(exc))
-                logger.warning("%s attempt %d/%d failed (%s); retrying in %.2fs",
-                               what, attempt + 1, attempts, describe(exc, secret), delay)
+                logger.warning(
+                    "%s attempt %d/%d failed (%s); retrying in %.2fs",
+                    what,
+                    attempt + 1,
+                    attempts,
+                    describe(exc, secret),
+                    delay,
+                )
                 await asyncio.sleep(delay)
     assert last is not None
     raise error(f"{what} failed after {attempts} attempts: {describe(last, secret)}") from None

@@ -62,17 +62,26 @@ class Registry:
                 if (target.policy_id, target.jurisdiction) == (doc.policy_id, doc.jurisdiction):
                     out.add(target.document_id)  # a replaced version of its own policy: that one only
                     continue
-                out.update(d.document_id for d in self.documents
-                           if d.policy_id == target.policy_id and d.jurisdiction == target.jurisdiction)
+                out.update(
+                    d.document_id
+                    for d in self.documents
+                    if d.policy_id == target.policy_id and d.jurisdiction == target.jurisdiction
+                )
         out.discard("")
         return out
 
     def translated_away(self, scope: AccessFilter, language: str, excluded: set[str]) -> set[str]:
         """Documents in another language whose policy exists in the asker's language."""
-        available = {(d.policy_id, d.jurisdiction) for d in self.documents
-                     if d.language == language and d.document_id not in excluded and visible(d, scope)}
-        return {d.document_id for d in self.documents
-                if d.language != language and (d.policy_id, d.jurisdiction) in available}
+        available = {
+            (d.policy_id, d.jurisdiction)
+            for d in self.documents
+            if d.language == language and d.document_id not in excluded and visible(d, scope)
+        }
+        return {
+            d.document_id
+            for d in self.documents
+            if d.language != language and (d.policy_id, d.jurisdiction) in available
+        }
 
     def exclusions(self, scope: AccessFilter, language: str | None) -> frozenset[str]:
         excluded = self.superseded(scope)
@@ -85,9 +94,11 @@ class Registry:
         """Policies with documents from more than one jurisdiction in scope and no declared precedence."""
         conflicting: set[str] = set()
         for policy_id in set(policy_ids):
-            jurisdictions = {d.jurisdiction for d in self.documents
-                             if d.policy_id == policy_id and d.document_id not in access.exclude_document_ids
-                             and visible(d, access)}
+            jurisdictions = {
+                d.jurisdiction
+                for d in self.documents
+                if d.policy_id == policy_id and d.document_id not in access.exclude_document_ids and visible(d, access)
+            }
             if len(jurisdictions) > 1:
                 conflicting.add(policy_id)
         return conflicting

@@ -54,8 +54,10 @@ class LateDenseBlend:
         self.dense_weight = dense_weight
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
-        rescored = [c.model_copy(update={"rerank_score": (c.late_score or 0.0) + self.dense_weight * c.dense_score})
-                    for c in candidates]
+        rescored = [
+            c.model_copy(update={"rerank_score": (c.late_score or 0.0) + self.dense_weight * c.dense_score})
+            for c in candidates
+        ]
         return sorted(rescored, key=lambda c: (-(c.rerank_score or 0.0), c.chunk_id))
 
     async def aclose(self) -> None:
@@ -70,8 +72,9 @@ class LexicalDenseReranker:
 
     name = "lexical"
 
-    def __init__(self, weight: float = 0.35, rrf_weight: float = 0.0, title_weight: float = 0.05,
-                 late_weight: float = 0.0) -> None:
+    def __init__(
+        self, weight: float = 0.35, rrf_weight: float = 0.0, title_weight: float = 0.05, late_weight: float = 0.0
+    ) -> None:
         self.weight = weight
         self.rrf_weight = rrf_weight
         self.title_weight = title_weight
@@ -104,8 +107,13 @@ class LexicalDenseReranker:
             coverage = sum(idf[t] for t in query if t in bag) / total
             distinctive = titles[candidate.title] - shared
             named = len(query & distinctive) / len(distinctive) if distinctive else 0.0
-            score = (candidate.dense_score + self.weight * coverage + self.rrf_weight / (rank + 1)
-                     + self.title_weight * named + self.late_weight * (candidate.late_score or 0.0))
+            score = (
+                candidate.dense_score
+                + self.weight * coverage
+                + self.rrf_weight / (rank + 1)
+                + self.title_weight * named
+                + self.late_weight * (candidate.late_score or 0.0)
+            )
             rescored.append(candidate.model_copy(update={"rerank_score": score}))
         return sorted(rescored, key=lambda c: -(c.rerank_score or 0.0))
 
@@ -118,8 +126,13 @@ class CohereReranker:
 
     name = "cohere"
 
-    def __init__(self, api_key: str, model: str = "rerank-v3.5",
-                 base_url: str = "https://api.cohere.com/v2", timeout_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        api_key: str,
+        model: str = "rerank-v3.5",
+        base_url: str = "https://api.cohere.com/v2",
+        timeout_s: float = 5.0,
+    ) -> None:
         self.api_key = api_key
         self.model = model
         self.base_url = base_url.rstrip("/")
@@ -192,7 +205,7 @@ class BestWindow:
         starts = list(range(0, len(spans) - self.pieces + 1, self.stride))
         if starts[-1] != len(spans) - self.pieces:
             starts.append(len(spans) - self.pieces)
-        windows = [body[spans[s][0]:spans[s + self.pieces - 1][1]] for s in starts]
+        windows = [body[spans[s][0] : spans[s + self.pieces - 1][1]] for s in starts]
         query = set(terms(question))
         bags = [frozenset(terms(w)) for w in windows]
         idf = local_idf(query, bags)
@@ -210,8 +223,15 @@ class CrossEncoderRerank:
 
     name = "cross"
 
-    def __init__(self, scorer: PairScorer, *, top_n: int = 10, window: BestWindow | None = None,
-                 base: Reranker | None = None, base_weight: float = 0.0) -> None:
+    def __init__(
+        self,
+        scorer: PairScorer,
+        *,
+        top_n: int = 10,
+        window: BestWindow | None = None,
+        base: Reranker | None = None,
+        base_weight: float = 0.0,
+    ) -> None:
         self.scorer = scorer
         self.top_n = top_n
         self.window = window or BestWindow()
@@ -227,12 +247,14 @@ class CrossEncoderRerank:
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         ordered = await self.base.rerank(question, candidates)
-        head, tail = ordered[: self.top_n], ordered[self.top_n:]
+        head, tail = ordered[: self.top_n], ordered[self.top_n :]
         if not head:
             return ordered
         probabilities = await asyncio.to_thread(self._read, question, head)
-        rescored = [c.model_copy(update={"rerank_score": p + self.base_weight * (c.rerank_score or 0.0)})
-                    for c, p in zip(head, probabilities, strict=True)]
+        rescored = [
+            c.model_copy(update={"rerank_score": p + self.base_weight * (c.rerank_score or 0.0)})
+            for c, p in zip(head, probabilities, strict=True)
+        ]
         return sorted(rescored, key=lambda c: (-(c.rerank_score or 0.0), c.chunk_id)) + tail
 
     async def aclose(self) -> None:

@@ -64,8 +64,14 @@ class HybridRetriever:
     async def embed(self, query: str) -> np.ndarray:
         return np.asarray(await self.embedder.embed_query(query), dtype=np.float32)
 
-    async def retrieve(self, query: str, access: AccessFilter, *, query_vector: np.ndarray | None = None,
-                       query_tokens: list[list[float]] | None = None) -> list[Candidate]:
+    async def retrieve(
+        self,
+        query: str,
+        access: AccessFilter,
+        *,
+        query_vector: np.ndarray | None = None,
+        query_tokens: list[list[float]] | None = None,
+    ) -> list[Candidate]:
         """Candidates, best first: in MaxSim order with a token encoder, else in fused order. What the
         caller already computed for this question (its vector, its token vectors) is not recomputed.
         ``access`` is required: there is no unfiltered search."""
@@ -75,6 +81,12 @@ class HybridRetriever:
         tokens = query_tokens
         if tokens is None and self.late is not None:
             tokens = await encode_query_tokens(self.late, query)
-        points = await self.index.hybrid_query(dense.tolist(), bm25_query(query), access,
-                                               limit=self.candidates, prefetch_limit=self.candidates, late=tokens)
+        points = await self.index.hybrid_query(
+            dense.tolist(),
+            bm25_query(query),
+            access,
+            limit=self.candidates,
+            prefetch_limit=self.candidates,
+            late=tokens,
+        )
         return [to_candidate(p, dense, len(tokens or ())) for p in points]

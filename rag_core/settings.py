@@ -67,8 +67,9 @@ DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
 class CoreSettings(BaseSettings):
     """Settings read from the environment (and `.env`); every field is listed in `.env.example`."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
-                                      env_ignore_empty=True, populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True, populate_by_name=True
+    )
 
     # Storage
     data_dir: Path = Field(default=Path(".data"), alias="BENEFITSBOT_DATA_DIR")
@@ -126,8 +127,7 @@ class CoreSettings(BaseSettings):
     # Hosts (comma-separated) besides the documents' own and the HR contact's that documents may link
     # to and answers may show links to, e.g. a state agency: "edd.ca.gov,rx.fabrikam.example".
     trusted_link_hosts: str = Field(default="", alias="TRUSTED_LINK_HOSTS")
-    abstain_texts: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ABSTAIN_TEXTS),
-                                          alias="ABSTAIN_TEXTS")
+    abstain_texts: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ABSTAIN_TEXTS), alias="ABSTAIN_TEXTS")
     log_queries: bool = Field(default=False, alias="LOG_QUERIES")
     # The longest question the core answers (the chat edge tells the user before asking the core).
     max_question_chars: int = Field(default=1000, alias="MAX_QUESTION_CHARS", ge=1)

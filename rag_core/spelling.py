@@ -95,14 +95,17 @@ class QueryCorrector:
         return [t for t in topic_terms(question) if t not in self._stems and not self._known_compound(t)]
 
     def _known_compound(self, term: str) -> bool:
-        """"auto-enrollment" is covered by "automatic enrollment": every part is a known word or
+        """ "auto-enrollment" is covered by "automatic enrollment": every part is a known word or
         the start (4+ letters) of one."""
         assert self._stems is not None
         if "-" not in term:
             return False
-        return all(len(part) < 3 or stem(part) in self._stems
-                   or (len(part) >= 4 and any(word.startswith(part) for word in self.vocabulary))
-                   for part in term.split("-"))
+        return all(
+            len(part) < 3
+            or stem(part) in self._stems
+            or (len(part) >= 4 and any(word.startswith(part) for word in self.vocabulary))
+            for part in term.split("-")
+        )
 
     def correct(self, text: str, language: str = "en") -> str:
         return _WORD.sub(lambda m: self.correct_word(m.group(0), language), text)

@@ -6,12 +6,14 @@ import math
 import re
 from collections.abc import Collection, Iterable
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an the of and or to in on at for with by from as is are was were be been being do does did
 what which who whom whose how when where why can could should would may might will shall i me my
 we our you your he she it its they them their this that these those there here about into over
 under if then than so not no yes any all each per vs get gets got have has had much many
-""".split())
+""".split()
+)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(¿¡$])")
 MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:per|/)\s?\w+)?")
@@ -20,19 +22,23 @@ NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent|weeks?|days?|months?|y
 
 # Words that carry no topic: a question about "how big" or "who to get in touch with" is not
 # about an undocumented benefit because "big" or "touch" appear in no policy.
-FILLERS = frozenset("""
+FILLERS = frozenset(
+    """
 big small put say said wrong right quick quickly touch need needs want wants know tell help
 long short start started go going come make made take use using give gives given find way
 pick picked choose chose chosen finish finished couple few several
 one two three also still just really actually please thanks thank hi hello hey okay ok
 baby babies born newborn wife husband kid kids son daughter mom dad mother father pregnant
-""".split())
+""".split()
+)
 
-SPANISH_STOPWORDS = frozenset("""
+SPANISH_STOPWORDS = frozenset(
+    """
 el la los las de del que qué cuál cuáles cuánto cuánta cuántos cuántas cómo para por mi mis tengo
 tener es son una un unos unas en y con se puedo al lo le les su sus si sí no hay sobre derecho
 después antes cuando cuándo dónde este esta estos estas ese esa me yo usted
-""".split())
+""".split()
+)
 
 ABBREVIATIONS = {"max": "maximum", "min": "minimum", "401(k)": "401k", "oop": "out-of-pocket"}
 
@@ -48,8 +54,11 @@ def stem(word: str) -> str:
 
 def terms(text: str) -> list[str]:
     text = re.sub(r"['’](s|m|re|ve|ll|d|t)\b", "", text.lower().replace("401(k)", "401k"))
-    return [stem(ABBREVIATIONS.get(w, w)) for w in re.findall(r"[a-záéíóúñü0-9]+(?:[-'][a-záéíóúñü0-9]+)*", text)
-            if w not in STOPWORDS and w not in SPANISH_STOPWORDS and len(w) > 1]
+    return [
+        stem(ABBREVIATIONS.get(w, w))
+        for w in re.findall(r"[a-záéíóúñü0-9]+(?:[-'][a-záéíóúñü0-9]+)*", text)
+        if w not in STOPWORDS and w not in SPANISH_STOPWORDS and len(w) > 1
+    ]
 
 
 def topic_terms(text: str) -> list[str]:

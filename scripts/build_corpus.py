@@ -65,24 +65,57 @@ ORG = "Fabrikam Corp"
 
 # --------------------------------------------------------------------------- styles
 
+
 def _styles() -> dict[str, ParagraphStyle]:
     base = getSampleStyleSheet()
-    body = ParagraphStyle("Body", parent=base["Normal"], fontName="Helvetica", fontSize=10,
-                          leading=13.2, spaceAfter=6, alignment=TA_LEFT)
+    body = ParagraphStyle(
+        "Body", parent=base["Normal"], fontName="Helvetica", fontSize=10, leading=13.2, spaceAfter=6, alignment=TA_LEFT
+    )
     return {
-        "title": ParagraphStyle("DocTitle", parent=body, fontName="Helvetica-Bold", fontSize=17,
-                                leading=21, spaceAfter=10, textColor=colors.HexColor("#1F3864")),
-        "h2": ParagraphStyle("H2", parent=body, fontName="Helvetica-Bold", fontSize=13, leading=16,
-                             spaceBefore=10, spaceAfter=5, keepWithNext=1,
-                             textColor=colors.HexColor("#1F3864")),
-        "h3": ParagraphStyle("H3", parent=body, fontName="Helvetica-Bold", fontSize=11, leading=14,
-                             spaceBefore=6, spaceAfter=3, keepWithNext=1),
+        "title": ParagraphStyle(
+            "DocTitle",
+            parent=body,
+            fontName="Helvetica-Bold",
+            fontSize=17,
+            leading=21,
+            spaceAfter=10,
+            textColor=colors.HexColor("#1F3864"),
+        ),
+        "h2": ParagraphStyle(
+            "H2",
+            parent=body,
+            fontName="Helvetica-Bold",
+            fontSize=13,
+            leading=16,
+            spaceBefore=10,
+            spaceAfter=5,
+            keepWithNext=1,
+            textColor=colors.HexColor("#1F3864"),
+        ),
+        "h3": ParagraphStyle(
+            "H3",
+            parent=body,
+            fontName="Helvetica-Bold",
+            fontSize=11,
+            leading=14,
+            spaceBefore=6,
+            spaceAfter=3,
+            keepWithNext=1,
+        ),
         "body": body,
-        "bullet": ParagraphStyle("Bullet", parent=body, spaceAfter=2, leftIndent=18, bulletIndent=4,
-                                 bulletFontName="Helvetica", bulletFontSize=10),
+        "bullet": ParagraphStyle(
+            "Bullet",
+            parent=body,
+            spaceAfter=2,
+            leftIndent=18,
+            bulletIndent=4,
+            bulletFontName="Helvetica",
+            bulletFontSize=10,
+        ),
         "cell": ParagraphStyle("Cell", parent=body, fontSize=9, leading=11, spaceAfter=0),
-        "cell_head": ParagraphStyle("CellHead", parent=body, fontName="Helvetica-Bold", fontSize=9,
-                                    leading=11, spaceAfter=0),
+        "cell_head": ParagraphStyle(
+            "CellHead", parent=body, fontName="Helvetica-Bold", fontSize=9, leading=11, spaceAfter=0
+        ),
     }
 
 
@@ -211,15 +244,19 @@ def make_table(block: list[str]) -> Table:
         style = STYLES["cell_head"] if r == 0 else STYLES["cell"]
         data.append([Paragraph(inline(cell), style) for cell in row])
     table = Table(data, colWidths=column_widths(rows), repeatRows=1, hAlign="LEFT")
-    table.setStyle(TableStyle([
-        ("GRID", (0, 0), (-1, -1), 0.6, colors.HexColor("#555555")),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#D9E2F3")),
-        ("VALIGN", (0, 0), (-1, -1), "TOP"),
-        ("LEFTPADDING", (0, 0), (-1, -1), 4),
-        ("RIGHTPADDING", (0, 0), (-1, -1), 4),
-        ("TOPPADDING", (0, 0), (-1, -1), 3),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
-    ]))
+    table.setStyle(
+        TableStyle(
+            [
+                ("GRID", (0, 0), (-1, -1), 0.6, colors.HexColor("#555555")),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#D9E2F3")),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 4),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 4),
+                ("TOPPADDING", (0, 0), (-1, -1), 3),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+            ]
+        )
+    )
     return table
 
 
@@ -251,6 +288,7 @@ def column_widths(rows: list[list[str]]) -> list[float]:
 
 # --------------------------------------------------------------------------- pages
 
+
 def _decorate(title: str):
     def draw(canvas, doc) -> None:
         canvas.saveState()
@@ -267,6 +305,7 @@ def _decorate(title: str):
         canvas.drawString(MARGIN_X, bottom, f"{ORG} Human Resources")
         canvas.drawRightString(PAGE_W - MARGIN_X, bottom, f"Page {doc.page}")
         canvas.restoreState()
+
     return draw
 
 
@@ -274,10 +313,17 @@ def build_one(source: Path, out_dir: Path) -> tuple[Path, int]:
     parsed = parse(source.read_text(encoding="utf-8"))
     out = out_dir / f"{source.stem}.pdf"
     doc = SimpleDocTemplate(
-        str(out), pagesize=LETTER,
-        leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP, bottomMargin=MARGIN_BOTTOM,
-        title=parsed.title, author=f"{ORG} Human Resources", subject=parsed.title,
-        creator="scripts/build_corpus.py", invariant=1,
+        str(out),
+        pagesize=LETTER,
+        leftMargin=MARGIN_X,
+        rightMargin=MARGIN_X,
+        topMargin=MARGIN_TOP,
+        bottomMargin=MARGIN_BOTTOM,
+        title=parsed.title,
+        author=f"{ORG} Human Resources",
+        subject=parsed.title,
+        creator="scripts/build_corpus.py",
+        invariant=1,
     )
     decorate = _decorate(parsed.title)
     doc.build(list(parsed.flowables), onFirstPage=decorate, onLaterPages=decorate)
@@ -300,15 +346,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=SOURCE_DIR)
     parser.add_argument("--out", type=Path, default=OUT_DIR)
-    parser.add_argument("--check", action="store_true",
-                        help="build into a temporary folder and verify it matches --out byte for byte")
+    parser.add_argument(
+        "--check", action="store_true", help="build into a temporary folder and verify it matches --out byte for byte"
+    )
     args = parser.parse_args(argv)
 
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
             built = build_all(args.source, Path(tmp))
-            stale = [p.name for p, _ in built
-                     if not (args.out / p.name).exists() or _digest(p) != _digest(args.out / p.name)]
+            stale = [
+                p.name for p, _ in built if not (args.out / p.name).exists() or _digest(p) != _digest(args.out / p.name)
+            ]
         if stale:
             print("out of date: " + ", ".join(stale), file=sys.stderr)
             return 1

@@ -25,9 +25,24 @@ def resolve_default_install(report: Path) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     env["PIP_CONFIG_FILE"] = os.devnull  # no /etc/pip.conf, no constraints file, no local wheel folders
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-         "--index-url", "https://pypi.org/simple", "--report", str(report), str(ROOT)],
-        check=True, env=env, cwd=ROOT, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--quiet",
+            "--index-url",
+            "https://pypi.org/simple",
+            "--report",
+            str(report),
+            str(ROOT),
+        ],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        timeout=900,
     )
     data = json.loads(report.read_text(encoding="utf-8"))
     return sorted(item["metadata"]["name"].lower() for item in data["install"])

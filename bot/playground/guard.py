@@ -68,8 +68,11 @@ def guarded(settings: BotSettings, handler: Handler) -> Handler:
         if token:
             presented = _presented_password(request)
             if presented is None or not hmac.compare_digest(presented.encode(), token.encode()):
-                return web.Response(status=401, text="admin credential required",
-                                    headers={"WWW-Authenticate": REALM, **SECURITY_HEADERS})
+                return web.Response(
+                    status=401,
+                    text="admin credential required",
+                    headers={"WWW-Authenticate": REALM, **SECURITY_HEADERS},
+                )
         if request.method == "POST" and not _same_origin(request):
             return web.Response(status=403, text="cross-site request refused", headers=SECURITY_HEADERS)
         response = await handler(request)

@@ -33,12 +33,13 @@ def _emphasis(html: str, *, bold: str, italic: str) -> str:
     return html.replace("\n", "<br>")
 
 
-def _linked(text: str, pattern: re.Pattern[str], fmt: Callable[[str], Markup],
-            link: Callable[[re.Match[str]], Markup]) -> Markup:
+def _linked(
+    text: str, pattern: re.Pattern[str], fmt: Callable[[str], Markup], link: Callable[[re.Match[str]], Markup]
+) -> Markup:
     out: list[Markup] = []
     position = 0
     for match in pattern.finditer(text):
-        out.append(fmt(text[position:match.start()]))
+        out.append(fmt(text[position : match.start()]))
         out.append(link(match))
         position = match.end()
     out.append(fmt(text[position:]))
@@ -52,8 +53,9 @@ def _unslack(text: str) -> str:
 
 def _slack_text(text: str) -> Markup:
     html = str(escape(_unslack(text)))
-    return Markup(_emphasis(html, bold=r"(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])",
-                            italic=r"(?<![\w])_(?!\s)([^_\n]+?)_(?![\w])"))
+    return Markup(
+        _emphasis(html, bold=r"(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])", italic=r"(?<![\w])_(?!\s)([^_\n]+?)_(?![\w])")
+    )
 
 
 def mrkdwn(text: str) -> Markup:
@@ -83,15 +85,19 @@ def _slack_element(element: Any) -> Markup:
         return _slack_text_object(element)
     if kind == "button":
         return Markup('<span class="button" title="{}">{}</span>').format(
-            element.get("action_id", ""), _slack_text_object(element.get("text")))
+            element.get("action_id", ""), _slack_text_object(element.get("text"))
+        )
     if kind == "image":
         return Markup('<span class="image">[image: {}]</span>').format(element.get("alt_text", ""))
     if kind == "feedback_buttons":  # Slack's native thumbs: 👍 / 👎 icons with their labels as titles
         buttons = [(element.get("positive_button"), "👍"), (element.get("negative_button"), "👎")]
         return Markup(" ").join(
             Markup('<span class="button" title="{}">{}</span>').format(
-                (b.get("text") or {}).get("text", "") if isinstance(b, dict) else "", icon)
-            for b, icon in buttons if isinstance(b, dict))
+                (b.get("text") or {}).get("text", "") if isinstance(b, dict) else "", icon
+            )
+            for b, icon in buttons
+            if isinstance(b, dict)
+        )
     return Markup('<span class="unsupported">[{}]</span>').format(kind)
 
 
@@ -100,8 +106,9 @@ def _slack_block(block: Any) -> Markup:
         return Markup("")
     kind = block.get("type")
     if kind == "section":
-        fields = Markup("").join(Markup("<div>{}</div>").format(_slack_text_object(f))
-                                 for f in block.get("fields") or [])
+        fields = Markup("").join(
+            Markup("<div>{}</div>").format(_slack_text_object(f)) for f in block.get("fields") or []
+        )
         return Markup('<div class="sk-section">{}{}</div>').format(_slack_text_object(block.get("text")), fields)
     if kind == "context":
         items = Markup(" ").join(_slack_element(e) for e in block.get("elements") or [])
@@ -155,14 +162,18 @@ def _card_element(element: Any) -> Markup:
         return Markup('<div class="{}">{}</div>').format(" ".join(classes), markdown(str(element.get("text", ""))))
     if kind in ("Container", "Column"):
         return Markup('<div class="ac-container">{}</div>').format(
-            Markup("").join(_card_element(e) for e in element.get("items") or []))
+            Markup("").join(_card_element(e) for e in element.get("items") or [])
+        )
     if kind == "ColumnSet":
         return Markup('<div class="ac-columns">{}</div>').format(
-            Markup("").join(_card_element(c) for c in element.get("columns") or []))
+            Markup("").join(_card_element(c) for c in element.get("columns") or [])
+        )
     if kind == "FactSet":
-        rows = Markup("").join(Markup("<tr><th>{}</th><td>{}</td></tr>").format(f.get("title", ""),
-                                                                                markdown(str(f.get("value", ""))))
-                               for f in element.get("facts") or [] if isinstance(f, dict))
+        rows = Markup("").join(
+            Markup("<tr><th>{}</th><td>{}</td></tr>").format(f.get("title", ""), markdown(str(f.get("value", ""))))
+            for f in element.get("facts") or []
+            if isinstance(f, dict)
+        )
         return Markup('<table class="ac-facts">{}</table>').format(rows)
     if kind == "Image":
         return Markup('<span class="image">[image: {}]</span>').format(element.get("altText", ""))
@@ -198,8 +209,11 @@ def _citations(entities: Iterable[Any]) -> Markup:
         for claim in entity.get("citation") or []:
             appearance = claim.get("appearance") or {} if isinstance(claim, dict) else {}
             label = _link(str(appearance.get("url", "")), escape(str(appearance.get("name", ""))))
-            items.append(Markup("<li>[{}] {} <span class=\"subtle\">{}</span></li>").format(
-                claim.get("position", "?"), label, appearance.get("abstract", "")))
+            items.append(
+                Markup('<li>[{}] {} <span class="subtle">{}</span></li>').format(
+                    claim.get("position", "?"), label, appearance.get("abstract", "")
+                )
+            )
     return Markup('<ol class="ac-citations">{}</ol>').format(Markup("").join(items)) if items else Markup("")
 
 

@@ -87,12 +87,21 @@ def _candidates(state: QueryState, top_k: int) -> list[CandidateRow]:
     rows = []
     for rank, c in enumerate(state.candidates[:top_k], start=1):
         snippet = " ".join(c.content.split())
-        rows.append(CandidateRow(
-            rank=rank, chunk_id=c.chunk_id, title=c.title, page=c.page_number, dense=round(c.dense_score, 4),
-            fused=round(c.fused_score, 4), rerank=None if c.rerank_score is None else round(c.rerank_score, 4),
-            in_context=c.chunk_id in context, cited=c.chunk_id in cited,
-            snippet=snippet[:SNIPPET_CHARS] + ("…" if len(snippet) > SNIPPET_CHARS else ""), link=c.link(),
-        ))
+        rows.append(
+            CandidateRow(
+                rank=rank,
+                chunk_id=c.chunk_id,
+                title=c.title,
+                page=c.page_number,
+                dense=round(c.dense_score, 4),
+                fused=round(c.fused_score, 4),
+                rerank=None if c.rerank_score is None else round(c.rerank_score, 4),
+                in_context=c.chunk_id in context,
+                cited=c.chunk_id in cited,
+                snippet=snippet[:SNIPPET_CHARS] + ("…" if len(snippet) > SNIPPET_CHARS else ""),
+                link=c.link(),
+            )
+        )
     return rows
 
 
@@ -104,8 +113,9 @@ def _gate_cutoffs(pipeline: Pipeline) -> tuple[float | None, float | None]:
     return getattr(gate, "cutoff", None), getattr(gate, "unknown_word_cutoff", None)
 
 
-async def trace(pipeline: Pipeline, ask: AskAs, *, signing_key: str, ttl_s: int,
-                reply_for: Callable[[Answer], Reply]) -> Trace:
+async def trace(
+    pipeline: Pipeline, ask: AskAs, *, signing_key: str, ttl_s: int, reply_for: Callable[[Answer], Reply]
+) -> Trace:
     """Run ``ask`` through ``pipeline``; ``reply_for`` turns the Answer into the platforms' Reply.
 
     Core errors (a forged token, an index that is not there) propagate: the page shows them.
@@ -119,8 +129,16 @@ async def trace(pipeline: Pipeline, ask: AskAs, *, signing_key: str, ttl_s: int,
     answer = pipeline.build_answer(state)
     cutoff, unknown_cutoff = _gate_cutoffs(pipeline)
     return Trace(
-        ask=ask, answer=answer, reply=reply_for(answer), query=state.query, language=state.language,
-        unknown_words=list(state.unknown_words), candidates=_candidates(state, pipeline.settings.top_k),
-        decided_by=state.decided_by, cutoff=cutoff, unknown_word_cutoff=unknown_cutoff,
-        best_similarity=round(state.best_similarity, 4), timings=dict(state.timings),
+        ask=ask,
+        answer=answer,
+        reply=reply_for(answer),
+        query=state.query,
+        language=state.language,
+        unknown_words=list(state.unknown_words),
+        candidates=_candidates(state, pipeline.settings.top_k),
+        decided_by=state.decided_by,
+        cutoff=cutoff,
+        unknown_word_cutoff=unknown_cutoff,
+        best_similarity=round(state.best_similarity, 4),
+        timings=dict(state.timings),
     )

@@ -68,15 +68,20 @@ def presets(policy: RbacPolicy) -> list[Preset]:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["ms"] = lambda v: f"{v:,.1f}"
     return env
 
 
 class Playground:
-    def __init__(self, settings: BotSettings, policy: RbacPolicy, service: AnswerService, answerer: Answerer,
-                 store: Store) -> None:
+    def __init__(
+        self, settings: BotSettings, policy: RbacPolicy, service: AnswerService, answerer: Answerer, store: Store
+    ) -> None:
         self.settings = settings
         self.policy = policy
         self.service = service
@@ -100,7 +105,8 @@ class Playground:
 
     def _page(self, template: str, **context: Any) -> web.Response:
         body = self.templates.get_template(template).render(
-            env=self.settings.env, admin=bool(self.settings.playground_admin_token_value), **context)
+            env=self.settings.env, admin=bool(self.settings.playground_admin_token_value), **context
+        )
         return web.Response(text=body, content_type="text/html", charset="utf-8")
 
     def parse(self, form: MultiDictProxy[Any]) -> AskAs:
@@ -125,22 +131,33 @@ class Playground:
         language = str(form.get("language", "")).strip().lower() or None
         if language is not None and (len(language) != 2 or not language.isalpha()):
             raise FormError("The language is a two-letter code such as en or es.")
-        identity = Identity(platform="playground", user_id="playground", acl_groups=groups, state=state,
-                            employment_type=self.policy.employment_type(groups))
+        identity = Identity(
+            platform="playground",
+            user_id="playground",
+            acl_groups=groups,
+            state=state,
+            employment_type=self.policy.employment_type(groups),
+        )
         return AskAs(question, identity, as_of, language)
 
     async def _trace(self, ask: AskAs) -> Trace:
         assert isinstance(self.service, CoreAnswerService)
         pipeline = await self.service.pipeline()
-        return await trace(pipeline, ask, signing_key=self.settings.rbac_key, ttl_s=self.settings.rbac_token_ttl_s,
-                           reply_for=self.answerer.reply_for)
+        return await trace(
+            pipeline,
+            ask,
+            signing_key=self.settings.rbac_key,
+            ttl_s=self.settings.rbac_token_ttl_s,
+            reply_for=self.answerer.reply_for,
+        )
 
     def _views(self, result: Trace) -> dict[str, Any]:
         fallback, blocks = slack_render(result.reply)
         activity = reply_activity(result.reply).serialize()
         _, sources = number_citations(result.answer) if result.reply.shows_sources else ("", [])
         return {
-            "slack": slack_html(blocks), "slack_fallback": fallback,
+            "slack": slack_html(blocks),
+            "slack_fallback": fallback,
             "slack_json": json.dumps(blocks, indent=2, ensure_ascii=False),
             "teams": teams_html(activity),
             "teams_json": json.dumps(activity, indent=2, default=str, ensure_ascii=False),
@@ -149,18 +166,33 @@ class Playground:
 
     # ----- handlers ------------------------------------------------------------------------------------
     def _form_context(self, values: dict[str, Any] | None = None) -> dict[str, Any]:
-        defaults = {"question": "", "groups": sorted(self.policy.acl_groups & {"employees"}), "state": "",
-                    "as_of": self._today().isoformat(), "language": ""}
-        return {"form": {**defaults, **(values or {})}, "acl_groups": sorted(self.policy.acl_groups),
-                "states": self.states, "presets": presets(self.policy), "examples": EXAMPLES}
+        defaults = {
+            "question": "",
+            "groups": sorted(self.policy.acl_groups & {"employees"}),
+            "state": "",
+            "as_of": self._today().isoformat(),
+            "language": "",
+        }
+        return {
+            "form": {**defaults, **(values or {})},
+            "acl_groups": sorted(self.policy.acl_groups),
+            "states": self.states,
+            "presets": presets(self.policy),
+            "examples": EXAMPLES,
+        }
 
     async def index(self, request: web.Request) -> web.Response:
         return self._page("index.html", page="ask", index=await self._index_status(), **self._form_context())
 
     async def ask(self, request: web.Request) -> web.Response:
         form = await request.post()
-        values = {"question": form.get("question", ""), "groups": form.getall("groups", []),
-                  "state": form.get("state", ""), "as_of": form.get("as_of", ""), "language": form.get("language", "")}
+        values = {
+            "question": form.get("question", ""),
+            "groups": form.getall("groups", []),
+            "state": form.get("state", ""),
+            "as_of": form.get("as_of", ""),
+            "language": form.get("language", ""),
+        }
         context: dict[str, Any] = {}
         try:
             ask = self.parse(form)
@@ -168,18 +200,23 @@ class Playground:
                 raise FormError("The playground needs the real answer pipeline (CoreAnswerService).")
             result = await self._trace(ask)
             context = {"trace": result, **self._views(result)}
-            log.info("playground question query_id=%s groups=%s state=%s outcome=%s decided_by=%s",
-                     result.answer.query_id, ",".join(sorted(ask.identity.acl_groups)) or "-",
-                     ask.identity.state or "-", "abstained" if result.abstained else "answered",
-                     result.decided_by or "-")
+            log.info(
+                "playground question query_id=%s groups=%s state=%s outcome=%s decided_by=%s",
+                result.answer.query_id,
+                ",".join(sorted(ask.identity.acl_groups)) or "-",
+                ask.identity.state or "-",
+                "abstained" if result.abstained else "answered",
+                result.decided_by or "-",
+            )
         except FormError as exc:
             context = {"problem": str(exc)}
         except BenefitsBotError as exc:
             context = {"problem": f"The core could not answer: {type(exc).__name__}: {exc}"}
         if request.headers.get(FRAGMENT_HEADER):
             return self._page("result.html", **context)
-        return self._page("index.html", page="ask", index=await self._index_status(), **self._form_context(values),
-                          **context)
+        return self._page(
+            "index.html", page="ask", index=await self._index_status(), **self._form_context(values), **context
+        )
 
     async def _report(self, request: web.Request) -> Any:
         try:
@@ -187,8 +224,9 @@ class Playground:
         except ValueError:
             days = 7
         days = min(max(days, 1), MAX_REPORT_DAYS, self.settings.report_retention_days)
-        report = await build_report(self.store, days=days, today=self._today(),
-                                    questions_stored=self.settings.report_store_questions)
+        report = await build_report(
+            self.store, days=days, today=self._today(), questions_stored=self.settings.report_store_questions
+        )
         return days, report
 
     async def report(self, request: web.Request) -> web.Response:
@@ -203,5 +241,6 @@ class Playground:
         name = request.match_info["name"]
         if name not in STATIC_FILES:
             raise web.HTTPNotFound()
-        return web.Response(body=(HERE / "static" / name).read_bytes(), content_type=STATIC_FILES[name],
-                            charset="utf-8")
+        return web.Response(
+            body=(HERE / "static" / name).read_bytes(), content_type=STATIC_FILES[name], charset="utf-8"
+        )

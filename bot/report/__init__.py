@@ -10,8 +10,15 @@ from bot.report.summary import Report, TopicRow, build_report
 from bot.report.topics import TopicVocabulary
 from rag_core.errors import BenefitsBotError
 
-__all__ = ["OutcomeRecorder", "Report", "ReportRecorder", "TopicRow", "TopicVocabulary", "build_report",
-           "vocabulary_of"]
+__all__ = [
+    "OutcomeRecorder",
+    "Report",
+    "ReportRecorder",
+    "TopicRow",
+    "TopicVocabulary",
+    "build_report",
+    "vocabulary_of",
+]
 
 log = logging.getLogger(__name__)
 

@@ -79,8 +79,9 @@ def _classify(reply: Reply) -> _Outcome | None:
 
 
 class ReportRecorder:
-    def __init__(self, store: Store, settings: BotSettings, vocabulary: VocabularySource,
-                 today: Callable[[], date] | None = None) -> None:
+    def __init__(
+        self, store: Store, settings: BotSettings, vocabulary: VocabularySource, today: Callable[[], date] | None = None
+    ) -> None:
         self.store = store
         self.settings = settings
         self.vocabulary = vocabulary
@@ -101,15 +102,15 @@ class ReportRecorder:
             return
         topic = (await self.vocabulary()).topic(question)
         day = self._today()
-        await self.store.hincrby(day_key(day), counter_field(counted.kind, counted.reason, topic), 1,
-                                 self._retention_s)
+        await self.store.hincrby(day_key(day), counter_field(counted.kind, counted.reason, topic), 1, self._retention_s)
         keep_question = self.settings.report_store_questions
         entry = {"kind": counted.kind, "reason": counted.reason, "topic": list(topic)}
         ttl = min(self.settings.feedback_ttl_s, self._retention_s)
         if keep_question:
             ttl = min(ttl, self._question_s)
-        await self.store.set(query_key(counted.query_id),
-                             json.dumps({**entry, "question": question} if keep_question else entry), ttl)
+        await self.store.set(
+            query_key(counted.query_id), json.dumps({**entry, "question": question} if keep_question else entry), ttl
+        )
         if keep_question and counted.kind == ABSTAINED:
             await self._keep_question(day, {**entry, "question": question})
 
@@ -130,9 +131,11 @@ class ReportRecorder:
         day = self._today()
         await self.store.hincrby(day_key(day), counter_field(THUMBS_DOWN, "", topic), 1, self._retention_s)
         if self.settings.report_store_questions and entry.get("question"):
-            await self._keep_question(day, {"kind": THUMBS_DOWN, "reason": "", "topic": topic,
-                                            "question": str(entry["question"])})
+            await self._keep_question(
+                day, {"kind": THUMBS_DOWN, "reason": "", "topic": topic, "question": str(entry["question"])}
+            )
 
     async def _keep_question(self, day: date, entry: dict[str, object]) -> None:
-        await self.store.push_recent(questions_key(day), json.dumps(entry), keep=QUESTIONS_PER_DAY,
-                                     ttl_s=self._question_s)
+        await self.store.push_recent(
+            questions_key(day), json.dumps(entry), keep=QUESTIONS_PER_DAY, ttl_s=self._question_s
+        )

@@ -34,8 +34,13 @@ class TopicRow:
         return sum(self.abstained.values()) + self.thumbs_down
 
     def to_json(self) -> dict[str, Any]:
-        return {"topic": list(self.topic), "asked": self.asked, "abstained": dict(self.abstained),
-                "thumbs_down": self.thumbs_down, "questions": self.questions}
+        return {
+            "topic": list(self.topic),
+            "asked": self.asked,
+            "abstained": dict(self.abstained),
+            "thumbs_down": self.thumbs_down,
+            "questions": self.questions,
+        }
 
 
 @dataclass
@@ -50,13 +55,22 @@ class Report:
     questions_stored: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"since": self.since.isoformat(), "until": self.until.isoformat(), "asked": self.asked,
-                "answered": self.answered, "abstained": dict(self.reasons), "thumbs_down": self.thumbs_down,
-                "questions_stored": self.questions_stored, "topics": [r.to_json() for r in self.rows]}
+        return {
+            "since": self.since.isoformat(),
+            "until": self.until.isoformat(),
+            "asked": self.asked,
+            "answered": self.answered,
+            "abstained": dict(self.reasons),
+            "thumbs_down": self.thumbs_down,
+            "questions_stored": self.questions_stored,
+            "topics": [r.to_json() for r in self.rows],
+        }
 
     def render(self) -> str:
-        lines = [f"Unanswered topics {self.since} .. {self.until}: {self.asked} questions, {self.answered} "
-                 f"answered, {sum(self.reasons.values())} abstained, {self.thumbs_down} thumbs-down"]
+        lines = [
+            f"Unanswered topics {self.since} .. {self.until}: {self.asked} questions, {self.answered} "
+            f"answered, {sum(self.reasons.values())} abstained, {self.thumbs_down} thumbs-down"
+        ]
         if self.reasons:
             lines.append("abstentions by reason: " + ", ".join(f"{r} {n}" for r, n in self.reasons.most_common()))
         if not self.rows:
@@ -67,8 +81,10 @@ class Report:
         lines.append(f"{'topic'.ljust(width)}  asked  abstained  thumbs-down  reasons")
         for row in self.rows:
             reasons = ", ".join(f"{r} {n}" for r, n in row.abstained.most_common()) or "-"
-            lines.append(f"{row.label.ljust(width)}  {row.asked:>5}  {sum(row.abstained.values()):>9}  "
-                         f"{row.thumbs_down:>11}  {reasons}")
+            lines.append(
+                f"{row.label.ljust(width)}  {row.asked:>5}  {sum(row.abstained.values()):>9}  "
+                f"{row.thumbs_down:>11}  {reasons}"
+            )
             for sample in row.questions:
                 lines.append(f"{'':{width}}    [{sample['kind']}] {sample['question']}")
         if not self.questions_stored:
@@ -118,8 +134,12 @@ async def build_report(store: Store, *, days: int, today: date, questions_stored
                 try:
                     entry = json.loads(raw)
                     topic = tuple(str(w) for w in entry["topic"])
-                    sample = {"kind": str(entry["kind"]), "reason": str(entry.get("reason", "")),
-                              "question": str(entry["question"]), "day": day.isoformat()}
+                    sample = {
+                        "kind": str(entry["kind"]),
+                        "reason": str(entry.get("reason", "")),
+                        "question": str(entry["question"]),
+                        "day": day.isoformat(),
+                    }
                 except (ValueError, KeyError, TypeError):
                     continue
                 rows.setdefault(topic, TopicRow(topic)).questions.append(sample)

@@ -18,7 +18,8 @@ TOPIC_WORDS = 2  # enough to tell "dental deductible" from "medical deductible",
 
 # Benefits terms an employee may ask about whether or not the documents cover them. Generic
 # English words only: nothing here can name or locate a person.
-BENEFIT_TERMS = frozenset("""
+BENEFIT_TERMS = frozenset(
+    """
 accident acupuncture adoption allowance ambulance annuity autism bereavement bonus braces broker
 cafeteria cancer caregiver chiropractic chiropractor childcare cobra commuter concierge contraception
 counseling credit daycare dental dependent dermatology diabetes disability discount
@@ -29,14 +30,17 @@ obesity orthodontia orthodontics overtime parental parking paternity pension pet
 physiotherapy prescription rehab relocation remote rsu sabbatical severance sick smoking
 spouse stipend stock student surgery surrogacy therapy tobacco transgender transit travel
 tuition vacation vaccine vasectomy vision volunteer volunteering weight wellness wfh
-""".split())
+""".split()
+)
 
 # Words that say what a question asks about a topic, not what the topic is ("Is pet insurance
 # covered?", "Do you offer an ESPP?"): never topic words, however rare in the documents.
-QUESTION_VERBS = frozenset("""
+QUESTION_VERBS = frozenset(
+    """
 cover covers covered covering offer offers offered provide provides provided include includes included
 available eligible allowed allow allows qualify qualifies entitled receive receives apply applies
-""".split())
+""".split()
+)
 
 _WORD = re.compile(r"[a-záéíóúñü0-9]+(?:[-'][a-záéíóúñü0-9]+)*")
 
@@ -45,8 +49,16 @@ def content_words(question: str) -> list[str]:
     """Lower-cased words of the question that could name a topic (no stop words, fillers or numbers)."""
     text = re.sub(r"['’](s|m|re|ve|ll|d|t)\b", "", question.lower().replace("401(k)", "401k"))
     words = [ABBREVIATIONS.get(w, w) for w in _WORD.findall(text)]
-    return [w for w in words if len(w) > 2 and w not in STOPWORDS and w not in SPANISH_STOPWORDS
-            and w not in FILLERS and w not in QUESTION_VERBS and not w.isdigit()]
+    return [
+        w
+        for w in words
+        if len(w) > 2
+        and w not in STOPWORDS
+        and w not in SPANISH_STOPWORDS
+        and w not in FILLERS
+        and w not in QUESTION_VERBS
+        and not w.isdigit()
+    ]
 
 
 class TopicVocabulary:

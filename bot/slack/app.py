@@ -53,9 +53,7 @@ log = logging.getLogger(__name__)
 PLATFORM = "slack"
 _USER_SUBTYPES = {"file_share", "thread_broadcast"}
 
-SHARE_REFUSED = (
-    "I can't share this answer in this channel: it relies on documents that not everyone here may see."
-)
+SHARE_REFUSED = "I can't share this answer in this channel: it relies on documents that not everyone here may see."
 SHARE_NO_AUDIENCE = (
     "I can't check who is in this channel, so I can't share this answer here. "
     "If it's a private channel, invite me first."
@@ -231,7 +229,11 @@ class SlackEdge:
             if outcome.private is not None:
                 ptext, pblocks = render(outcome.private)
                 await self.client.chat_postEphemeral(
-                    channel=thread.channel, user=thread.user, thread_ts=thread.thread_ts, text=ptext, blocks=pblocks,
+                    channel=thread.channel,
+                    user=thread.user,
+                    thread_ts=thread.thread_ts,
+                    text=ptext,
+                    blocks=pblocks,
                     **NO_UNFURL,
                 )
             reply, note = outcome.public, outcome.note
@@ -294,9 +296,7 @@ class SlackEdge:
         channel = str(command.get("channel_id") or "")
         question = html.unescape(str(command.get("text") or "")).strip()
         try:
-            outcome = await self._outcome(
-                question, user, channel=None, bot_user_id=bot_user_id, thread_key=None
-            )
+            outcome = await self._outcome(question, user, channel=None, bot_user_id=bot_user_id, thread_key=None)
             shareable = outcome.public.shows_sources and not channel.startswith("D")
             text, blocks = render(outcome.public, share_question=question if shareable else None)
         except Exception:  # noqa: BLE001
@@ -324,9 +324,7 @@ class SlackEdge:
     async def _share(self, body: dict[str, Any], action: dict[str, Any], bot_user_id: str | None) -> None:
         """Re-answer under the channel's audience rule; post only if it is the same answer."""
         user = str(body["user"]["id"])
-        channel = str(
-            (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or ""
-        )
+        channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or "")
         response_url = str(body.get("response_url") or "")
         try:
             question = str(json.loads(action.get("value") or "{}").get("q") or "")
@@ -339,16 +337,12 @@ class SlackEdge:
             audience = await self.directory.audience(channel, asker_id=user, bot_user_id=bot_user_id)
         except IdentityLookupError as exc:
             log.warning("share refused: %s", exc)
-            await self._respond(
-                response_url, text=SHARE_NO_AUDIENCE, response_type="ephemeral", replace_original=False
-            )
+            await self._respond(response_url, text=SHARE_NO_AUDIENCE, response_type="ephemeral", replace_original=False)
             return
         outcome = await self.answerer.ask(question, asker, platform=PLATFORM, user_id=user, audience=audience)
         public = outcome.public
         if outcome.private is not None or public.kind != ReplyKind.ANSWER or not public.shows_sources:
-            text = (
-                public.text if public.kind in (ReplyKind.RATE_LIMITED, ReplyKind.APOLOGY) else SHARE_REFUSED
-            )
+            text = public.text if public.kind in (ReplyKind.RATE_LIMITED, ReplyKind.APOLOGY) else SHARE_REFUSED
             await self._respond(response_url, text=text, response_type="ephemeral", replace_original=False)
             return
         text, blocks = render(public)
@@ -362,14 +356,10 @@ class SlackEdge:
             ],
         }
         try:
-            await self.client.chat_postMessage(
-                channel=channel, text=text, blocks=[intro, *blocks], **NO_UNFURL
-            )
+            await self.client.chat_postMessage(channel=channel, text=text, blocks=[intro, *blocks], **NO_UNFURL)
         except SlackApiError as exc:
             log.warning("share post failed (%s)", exc.response.get("error"))
-            await self._respond(
-                response_url, text=SHARE_NO_AUDIENCE, response_type="ephemeral", replace_original=False
-            )
+            await self._respond(response_url, text=SHARE_NO_AUDIENCE, response_type="ephemeral", replace_original=False)
             return
         await self._respond(response_url, text=SHARE_DONE, response_type="ephemeral", replace_original=False)
 

@@ -41,8 +41,14 @@ def thread_title(question: str, limit: int = TITLE_CHARS) -> str:
 class DmAssistant:
     """Suggested prompts when the DM opens, the thread title, and the assistant-view routing."""
 
-    def __init__(self, client: AsyncWebClient, store: Store, tasks: BackgroundTasks, prompts: Sequence[str],
-                 on_question: Callable[[dict[str, Any], dict[str, Any]], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        store: Store,
+        tasks: BackgroundTasks,
+        prompts: Sequence[str],
+        on_question: Callable[[dict[str, Any], dict[str, Any]], Awaitable[None]],
+    ) -> None:
         self.client = client
         self.store = store
         self.tasks = tasks  # calls run after the ack, tracked like answers (drained at shutdown)

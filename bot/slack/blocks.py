@@ -191,8 +191,6 @@ def fallback_text(reply: Reply) -> str:
     return plain_text(reply.answer.answer if reply.shows_sources and reply.answer else reply.text)
 
 
-def render(
-    reply: Reply, *, note: str | None = None, share_question: str | None = None
-) -> tuple[str, list[Block]]:
+def render(reply: Reply, *, note: str | None = None, share_question: str | None = None) -> tuple[str, list[Block]]:
     """(fallback text, blocks) for any reply posted or updated in one go."""
     return fallback_text(reply), body_blocks(reply) + closing_blocks(reply, note=note, share_question=share_question)

@@ -44,8 +44,16 @@ NO_UNFURL: dict[str, Any] = {"unfurl_links": False, "unfurl_media": False}
 PIECE_CHARS = 400  # longest append: whole sentences up to this, or a long sentence cut at words
 # Errors that say the feature is not available to this app at all (as opposed to a rate limit or a
 # glitch): remembered, so later questions do not pay for a call that cannot succeed.
-UNAVAILABLE = frozenset({"unknown_method", "missing_scope", "not_allowed_token_type", "method_deprecated",
-                         "feature_not_enabled", "not_enabled"})
+UNAVAILABLE = frozenset(
+    {
+        "unknown_method",
+        "missing_scope",
+        "not_allowed_token_type",
+        "method_deprecated",
+        "feature_not_enabled",
+        "not_enabled",
+    }
+)
 # A sentence ends at . ! or ? with its citation markers ("… per year. [1] [2] "), so a marker is
 # never streamed at the start of the next sentence.
 _SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d+\])*\s+(?!\[\d)")
@@ -132,8 +140,13 @@ class ThreadWriter:
     async def finish(self, reply: Reply, *, note: str | None = None) -> None:
         closing = closing_blocks(reply, note=note)
         markdown = body_markdown(reply)
-        if (self.message_ts is None and self.stream and self.capabilities.streaming
-                and 0 < len(markdown) <= MARKDOWN_TEXT_LIMIT and await self._stream(markdown, closing)):
+        if (
+            self.message_ts is None
+            and self.stream
+            and self.capabilities.streaming
+            and 0 < len(markdown) <= MARKDOWN_TEXT_LIMIT
+            and await self._stream(markdown, closing)
+        ):
             return
         await self._post_or_update(fallback_text(reply), body_blocks(reply) + closing)
 
@@ -154,8 +167,11 @@ class ThreadWriter:
         channel = self.thread.channel
         try:
             started = await self.client.chat_startStream(
-                channel=channel, thread_ts=self.thread.thread_ts, markdown_text=first,
-                recipient_user_id=self.thread.user, recipient_team_id=self.thread.team,
+                channel=channel,
+                thread_ts=self.thread.thread_ts,
+                markdown_text=first,
+                recipient_user_id=self.thread.user,
+                recipient_team_id=self.thread.team,
             )
             self.message_ts = str(started["ts"])
             for piece in rest:
@@ -173,14 +189,16 @@ class ThreadWriter:
         stale = self.message_ts
         if stale is not None:
             try:
-                await self.client.chat_update(channel=self.thread.channel, ts=stale, text=text, blocks=blocks,
-                                              **NO_UNFURL)
+                await self.client.chat_update(
+                    channel=self.thread.channel, ts=stale, text=text, blocks=blocks, **NO_UNFURL
+                )
                 return
             except SlackApiError as exc:
                 log.warning("chat.update failed (%s); posting a new reply", error_code(exc))
         try:
-            await self.client.chat_postMessage(channel=self.thread.channel, thread_ts=self.thread.thread_ts,
-                                               text=text, blocks=blocks, **NO_UNFURL)
+            await self.client.chat_postMessage(
+                channel=self.thread.channel, thread_ts=self.thread.thread_ts, text=text, blocks=blocks, **NO_UNFURL
+            )
         except SlackApiError as exc:
             self.metrics.errors.labels(PLATFORM, "post_failed").inc()
             log.error("could not post the answer (%s)", error_code(exc))

@@ -89,9 +89,7 @@ class SlackDirectory:
                 try:
                     prof = await self._client.users_profile_get(user=user_id)
                 except SlackApiError as exc:
-                    raise IdentityLookupError(
-                        f"users.profile.get failed: {exc.response.get('error')}"
-                    ) from exc
+                    raise IdentityLookupError(f"users.profile.get failed: {exc.response.get('error')}") from exc
                 except Exception as exc:
                     raise IdentityLookupError(f"users.profile.get failed: {type(exc).__name__}") from exc
                 fields = (prof.get("profile") or {}).get("fields") or {}
@@ -100,9 +98,7 @@ class SlackDirectory:
             return info
 
     async def _user(self, user_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self._cache.get_or_load(
-            user_key(user_id), lambda: self._load_user(user_id)
-        )
+        result: dict[str, Any] = await self._cache.get_or_load(user_key(user_id), lambda: self._load_user(user_id))
         return result
 
     async def _usergroups(self) -> dict[str, Any]:

@@ -76,16 +76,12 @@ class RedisStore:
 
     def _mark_up(self) -> None:
         if self._down_since is not None:
-            log.warning(
-                "Redis is back after %.1fs; caches and shared dedupe resume", self._clock() - self._down_since
-            )
+            log.warning("Redis is back after %.1fs; caches and shared dedupe resume", self._clock() - self._down_since)
             self._down_since = None
             if self.on_state_change:
                 self.on_state_change(True)
 
-    async def _run(
-        self, op: Callable[[aioredis.Redis], Awaitable[T]], fallback: Callable[[], Awaitable[T]]
-    ) -> T:
+    async def _run(self, op: Callable[[aioredis.Redis], Awaitable[T]], fallback: Callable[[], Awaitable[T]]) -> T:
         if self._down_since is not None and self._clock() < self._next_probe:
             return await fallback()
         try:

@@ -225,16 +225,12 @@ class TeamsEdge:
             await self._answer_with(connector, reference, activity, question)
 
         try:
-            await self.adapter.continue_conversation(
-                reference, logic, bot_app_id=self.settings.microsoft_app_id or ""
-            )
+            await self.adapter.continue_conversation(reference, logic, bot_app_id=self.settings.microsoft_app_id or "")
         except Exception:  # noqa: BLE001 - logged; the user never sees a trace
             self.metrics.errors.labels(PLATFORM, "reply_failed").inc()
             log.exception("Teams answer failed")
 
-    async def _resolve(
-        self, connector: ConnectorClient, activity: Activity
-    ) -> tuple[Identity | None, Audience | None]:
+    async def _resolve(self, connector: ConnectorClient, activity: Activity) -> tuple[Identity | None, Audience | None]:
         user = activity.from_property
         allowed_tenant = self.settings.microsoft_app_tenant_id
         if allowed_tenant and _tenant_of(activity) != allowed_tenant:
@@ -303,8 +299,9 @@ class TeamsEdge:
         """Map the sent message to its query id, for the feedback invoke that will name it."""
         message_id = getattr(sent, "id", None)
         if message_id and reply.shows_sources:
-            await self.store.set(feedback_key(conversation_id, str(message_id)), reply.query_id,
-                                 self.settings.feedback_ttl_s)
+            await self.store.set(
+                feedback_key(conversation_id, str(message_id)), reply.query_id, self.settings.feedback_ttl_s
+            )
 
     async def _send_private(self, connector: ConnectorClient, activity: Activity, reply: Reply) -> None:
         """A 1:1 chat with the asker (created if needed) for the answer only they may see."""

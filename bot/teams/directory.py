@@ -35,9 +35,7 @@ class TeamsIdentities(Protocol):
 
 
 class TeamsDirectory:
-    def __init__(
-        self, graph: GraphClient, policy: RbacPolicy, store: Store, *, ttl_s: int, max_members: int
-    ) -> None:
+    def __init__(self, graph: GraphClient, policy: RbacPolicy, store: Store, *, ttl_s: int, max_members: int) -> None:
         self._graph = graph
         self._policy = policy
         self._cache = JsonCache(store, ttl_s)

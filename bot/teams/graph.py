@@ -48,9 +48,7 @@ class MsalGraphTokenProvider:
         )
 
     async def token(self) -> str:
-        result: dict[str, Any] = await asyncio.to_thread(
-            self._app.acquire_token_for_client, scopes=[GRAPH_SCOPE]
-        )
+        result: dict[str, Any] = await asyncio.to_thread(self._app.acquire_token_for_client, scopes=[GRAPH_SCOPE])
         if "access_token" not in result:
             raise IdentityLookupError(f"Graph token request failed: {result.get('error', 'unknown error')}")
         return str(result["access_token"])
@@ -97,8 +95,9 @@ class GraphClient:
         held: set[str] = set()
         ids = list(dict.fromkeys(group_ids))
         for start in range(0, len(ids), 20):
-            page = await self._request("POST", f"{self._base}/users/{object_id}/checkMemberGroups",
-                                       {"groupIds": ids[start:start + 20]})
+            page = await self._request(
+                "POST", f"{self._base}/users/{object_id}/checkMemberGroups", {"groupIds": ids[start : start + 20]}
+            )
             held.update(str(g) for g in page.get("value") or [])
         return held
 

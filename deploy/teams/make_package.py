@@ -25,20 +25,10 @@ def _png(size: int, pixel: Callable[[int, int, int], tuple[int, int, int, int]])
     rows = b"".join(b"\x00" + b"".join(bytes(pixel(x, y, size)) for x in range(size)) for y in range(size))
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data))
-            + kind
-            + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        )
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     header = struct.pack(">IIBBBBB", size, size, 8, 6, 0, 0, 0)  # 8-bit RGBA
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows, 9))
-        + chunk(b"IEND", b"")
-    )
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b"")
 
 
 def _badge(x: int, y: int, size: int, *, outline: bool) -> tuple[int, int, int, int]:
@@ -66,9 +56,7 @@ def build(app_id: str, domain: str, out: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--app-id", required=True, help="MICROSOFT_APP_ID (the Azure Bot's app registration)")
-    parser.add_argument(
-        "--domain", required=True, help="public host of the bot, e.g. benefitsbot.example.com"
-    )
+    parser.add_argument("--domain", required=True, help="public host of the bot, e.g. benefitsbot.example.com")
     parser.add_argument("--out", type=Path, default=Path("benefitsbot-teams.zip"))
     args = parser.parse_args()
     print(build(args.app_id, args.domain, args.out))

@@ -49,8 +49,9 @@ class LocalEmbedder:
     def windows(self, text: str, *, pieces: int | None = None, overlap: int | None = None) -> list[str]:
         """Split ``text`` into pieces the model reads in full (overlapping by a few word pieces);
         ``pieces``/``overlap`` ask for smaller windows than the model's."""
-        return self.encoder.windows(text, pieces=pieces or self.window_pieces,
-                                    overlap=self.window_overlap if overlap is None else overlap)
+        return self.encoder.windows(
+            text, pieces=pieces or self.window_pieces, overlap=self.window_overlap if overlap is None else overlap
+        )
 
     def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
         return self._pooled(texts, self.window_pieces, self.encoder.encode_documents)

@@ -35,6 +35,8 @@ MAX_INPUT_TOKENS = 8191
 BATCH_SIZE = 64
 DOCUMENT_ATTEMPTS = 4
 _PROBE_TEXT = "dimension probe"
+
+
 class OpenAIEmbedder:
     """``EmbeddingProvider`` over an OpenAI-compatible embeddings endpoint."""
 
@@ -142,9 +144,7 @@ class OpenAIEmbedder:
             error = outcome["error"]
             if isinstance(error, EmbeddingFailed):
                 raise EmbeddingFailed(str(error)) from None
-            raise EmbeddingFailed(
-                f"embedding dimension probe failed: {describe(error, self._api_key)}"
-            ) from None
+            raise EmbeddingFailed(f"embedding dimension probe failed: {describe(error, self._api_key)}") from None
         return len(outcome["vectors"][0])
 
     # -- embedding -----------------------------------------------------------------------------
@@ -174,19 +174,25 @@ class OpenAIEmbedder:
                     f"{MAX_INPUT_TOKENS}-token input limit; refusing to truncate it (chunk it smaller)"
                 )
 
-    async def _embed_batch(
-        self, client: openai.AsyncOpenAI, batch: list[str], attempts: int
-    ) -> list[list[float]]:
+    async def _embed_batch(self, client: openai.AsyncOpenAI, batch: list[str], attempts: int) -> list[list[float]]:
         # The API rejects empty strings; a lone space embeds as "nothing" instead of failing the batch.
         inputs = [text if text.strip() else " " for text in batch]
+
         async def call() -> list[list[float]]:
             response = await client.embeddings.create(model=self.model_name, input=inputs, encoding_format="float")
             return self._vectors(response, len(inputs))
 
-        return await with_retries(call, attempts=attempts, timeout_s=self._timeout_s,
-                                  what=f"embedding request to {self.model_name}", secret=self._api_key,
-                                  error=EmbeddingFailed, logger=log, base_s=self.backoff_base_s,
-                                  max_s=self.backoff_max_s)
+        return await with_retries(
+            call,
+            attempts=attempts,
+            timeout_s=self._timeout_s,
+            what=f"embedding request to {self.model_name}",
+            secret=self._api_key,
+            error=EmbeddingFailed,
+            logger=log,
+            base_s=self.backoff_base_s,
+            max_s=self.backoff_max_s,
+        )
 
     def _vectors(self, response: Any, expected: int) -> list[list[float]]:
         data = sorted(response.data, key=lambda item: item.index)
@@ -197,9 +203,7 @@ class OpenAIEmbedder:
             raise EmbeddingFailed(f"{self.model_name} returned malformed embeddings")
         width = int(matrix.shape[1])
         if self._dimension is not None and width != self._dimension:
-            raise EmbeddingFailed(
-                f"{self.model_name} returned {width}-d vectors but {self._dimension}-d were expected"
-            )
+            raise EmbeddingFailed(f"{self.model_name} returned {width}-d vectors but {self._dimension}-d were expected")
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
             raise EmbeddingFailed(f"{self.model_name} returned a zero or non-finite vector")

@@ -18,12 +18,19 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     ev.add_argument("--k", type=int, default=5, help="the k of the headline hit@k line")
     ev.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     ev.add_argument("--details", type=Path, help="write one JSON line per row to this file")
-    ev.add_argument("--labels", type=Path,
-                    help="JSONL of {id, must_include} merged into the gold rows (answer labels kept apart "
-                         "from a third-party question set)")
+    ev.add_argument(
+        "--labels",
+        type=Path,
+        help="JSONL of {id, must_include} merged into the gold rows (answer labels kept apart "
+        "from a third-party question set)",
+    )
     ev.add_argument("--calibrate", action="store_true", help="sweep the similarity cutoff and plot the curve")
-    ev.add_argument("--signal", choices=["similarity", "reader"], default="similarity",
-                    help="what --calibrate sweeps: the dense cosine gate or the reader's answerability gate")
+    ev.add_argument(
+        "--signal",
+        choices=["similarity", "reader"],
+        default="similarity",
+        help="what --calibrate sweeps: the dense cosine gate or the reader's answerability gate",
+    )
     ev.add_argument("--plot", type=Path, help="where to save the calibration curve (PNG)")
     ev.add_argument("--reranker", choices=["none", "lexical", "cohere"], help="override RERANKER")
     ev.add_argument("--no-progress", action="store_true")

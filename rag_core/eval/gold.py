@@ -71,8 +71,10 @@ def apply_labels(rows: list[GoldRow], path: Path) -> list[GoldRow]:
     unknown = sorted(set(labels) - {row.id for row in rows})
     if unknown:
         raise InvalidInput(f"{path}: labels for ids not in the gold set: {', '.join(unknown)}")
-    return [row.model_copy(update={"must_include": labels[row.id].must_include}) if row.id in labels else row
-            for row in rows]
+    return [
+        row.model_copy(update={"must_include": labels[row.id].must_include}) if row.id in labels else row
+        for row in rows
+    ]
 
 
 def parse_source(source: str) -> tuple[str, int]:

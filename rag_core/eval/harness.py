@@ -32,12 +32,19 @@ def _user_scope(row: GoldRow, as_of: date) -> AccessFilter:
 
 
 def token_for(settings: CoreSettings, row: GoldRow) -> str:
-    return mint_token(settings.rbac_signing_key.get_secret_value(), subject=f"eval:{row.id}",
-                      acl_groups=row.user.groups, state=row.user.state, language=row.user.language, ttl_s=3600)
+    return mint_token(
+        settings.rbac_signing_key.get_secret_value(),
+        subject=f"eval:{row.id}",
+        acl_groups=row.user.groups,
+        state=row.user.state,
+        language=row.user.language,
+        ttl_s=3600,
+    )
 
 
-def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[str, DocumentMeta],
-              today: date) -> RowResult:
+def score_row(
+    row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[str, DocumentMeta], today: date
+) -> RowResult:
     as_of = row.as_of or today
     scope = _user_scope(row, as_of)
     located = [(c, chunk_location(c, files)) for c in answer.retrieved]
@@ -51,11 +58,16 @@ def score_row(row: GoldRow, answer: Answer, files: dict[str, str], docs: dict[st
         if meta is None or not row.user.groups or not visible(meta, scope):
             leaked.append(chunk_id)
     return RowResult(
-        id=row.id, expect=row.expect, abstained=answer.abstained,
+        id=row.id,
+        expect=row.expect,
+        abstained=answer.abstained,
         reason=answer.abstain_reason.value if answer.abstain_reason else None,
-        first_hit_rank=first_hit, has_sources=bool(row.sources),
+        first_hit_rank=first_hit,
+        has_sources=bool(row.sources),
         cited_match=any(matches(loc, row.sources) for loc in cited_locations),
-        must_include=row.must_include, answer=answer.answer, leaked=leaked,
+        must_include=row.must_include,
+        answer=answer.answer,
+        leaked=leaked,
         invalid_citations=[c for c, loc in zip(cited, cited_locations, strict=True) if loc is None],
         latency_ms=answer.latency_ms,
         retrieved_sources=[f"{loc[0]}#page={loc[1]}" for _, loc in located if loc],
@@ -112,9 +124,15 @@ SIMILARITY_GRID = (0.10, 0.95, 0.01)
 READER_GRID = (-8.0, 8.0, 0.25)
 
 
-def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | None, *,
-              grid_spec: tuple[float, float, float] = SIMILARITY_GRID, recall_first: bool = False,
-              signal: str = "similarity cutoff (cosine)") -> dict[str, Any]:
+def calibrate(
+    pairs: Sequence[tuple[GoldRow, float]],
+    model: str,
+    plot: Path | None,
+    *,
+    grid_spec: tuple[float, float, float] = SIMILARITY_GRID,
+    recall_first: bool = False,
+    signal: str = "similarity cutoff (cosine)",
+) -> dict[str, Any]:
     """Sweep the cutoff: answerable rows kept vs unanswerable rows abstained. Pick the cutoff that
     keeps the most of both (ties go to the higher, safer cutoff). ``recall_first``: abstain on
     every unanswerable row first, then keep the most answerable ones (the reader's gate, which
@@ -138,6 +156,7 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         if recall_first:
             return (abstained, kept, -point["cutoff"])
         return (min(kept, 0.95), abstained, kept, point["cutoff"])
+
     chosen = max(curve, key=objective)
     if plot is not None:
         try:
@@ -151,8 +170,11 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         fig, ax = plt.subplots(figsize=(7, 4.2))
         ax.plot(grid, [float(p["answerable_kept"] or 0.0) for p in curve], label="answerable questions kept")
         if unanswerable:
-            ax.plot(grid, [float(p["unanswerable_abstained"] or 0.0) for p in curve],
-                    label="unanswerable questions abstained")
+            ax.plot(
+                grid,
+                [float(p["unanswerable_abstained"] or 0.0) for p in curve],
+                label="unanswerable questions abstained",
+            )
         cutoff = float(chosen["cutoff"] or 0.0)
         ax.axvline(cutoff, color="grey", linestyle="--", label=f"chosen cutoff {cutoff:.2f}")
         ax.set_xlabel(f"{signal} ({model})")
@@ -165,8 +187,13 @@ def calibrate(pairs: Sequence[tuple[GoldRow, float]], model: str, plot: Path | N
         fig.tight_layout()
         fig.savefig(plot, dpi=120)
         plt.close(fig)
-    return {"model": model, "chosen": chosen, "curve": curve,
-            "answerable": len(answerable), "unanswerable": len(unanswerable)}
+    return {
+        "model": model,
+        "chosen": chosen,
+        "curve": curve,
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+    }
 
 
 def _print_table(metrics: dict[str, Any], k: int) -> None:
@@ -199,8 +226,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from rag_core.ingest.pipeline import Ingestor
 
             index = open_index(settings)
-            summary = await Ingestor.from_settings(index, settings,
-                                                   progress=show_progress(args.no_progress)).run(args.corpus)
+            summary = await Ingestor.from_settings(index, settings, progress=show_progress(args.no_progress)).run(
+                args.corpus
+            )
             await index.aclose()
             print(summary.render(), file=sys.stderr)
         pipeline = build_pipeline(settings)
@@ -210,15 +238,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 if args.signal == "reader":
                     pairs = await reader_scores(pipeline, rows)
                     plot = args.plot or Path("benchmarks/out") / "calibration-reader.png"
-                    result = calibrate(pairs, "ms-marco-MiniLM-L-12-v2", plot, grid_spec=READER_GRID,
-                                       recall_first=True, signal="best cross-encoder logit")
+                    result = calibrate(
+                        pairs,
+                        "ms-marco-MiniLM-L-12-v2",
+                        plot,
+                        grid_spec=READER_GRID,
+                        recall_first=True,
+                        signal="best cross-encoder logit",
+                    )
                 else:
                     pairs = await best_similarities(pipeline, rows)
                     plot = args.plot or Path("benchmarks/out") / f"calibration-{model}.png"
                     result = calibrate(pairs, model, plot)
-                print(json.dumps({"model": result["model"], "chosen": result["chosen"], "plot": str(plot),
-                                  "answerable": result["answerable"], "unanswerable": result["unanswerable"]},
-                                 indent=2))
+                print(
+                    json.dumps(
+                        {
+                            "model": result["model"],
+                            "chosen": result["chosen"],
+                            "plot": str(plot),
+                            "answerable": result["answerable"],
+                            "unanswerable": result["unanswerable"],
+                        },
+                        indent=2,
+                    )
+                )
                 return 0
             results = await evaluate(pipeline, rows, progress=show_progress(args.no_progress))
         finally:
@@ -227,11 +270,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.details:
             with args.details.open("w", encoding="utf-8") as handle:
                 for r in results:
-                    handle.write(json.dumps({"id": r.id, "expect": r.expect, "abstained": r.abstained,
-                                             "reason": r.reason, "retrieved_sources": r.retrieved_sources,
-                                             "cited_sources": r.cited_sources, "answer": r.answer,
-                                             "first_hit_rank": r.first_hit_rank, "leaked": r.leaked,
-                                             "category": r.category}) + "\n")
+                    handle.write(
+                        json.dumps(
+                            {
+                                "id": r.id,
+                                "expect": r.expect,
+                                "abstained": r.abstained,
+                                "reason": r.reason,
+                                "retrieved_sources": r.retrieved_sources,
+                                "cited_sources": r.cited_sources,
+                                "answer": r.answer,
+                                "first_hit_rank": r.first_hit_rank,
+                                "leaked": r.leaked,
+                                "category": r.category,
+                            }
+                        )
+                        + "\n"
+                    )
         if args.json:
             print(json.dumps(metrics))
         else:

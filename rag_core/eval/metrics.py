@@ -55,14 +55,19 @@ def compute(rows: Sequence[RowResult]) -> dict[str, Any]:
     def hit(k: int) -> float | None:
         return _share([r.first_hit_rank is not None and r.first_hit_rank <= k for r in answerable])
 
-    mrr = (round(float(np.mean([1.0 / r.first_hit_rank if r.first_hit_rank else 0.0 for r in answerable])), 4)
-           if answerable else None)
+    mrr = (
+        round(float(np.mean([1.0 / r.first_hit_rank if r.first_hit_rank else 0.0 for r in answerable])), 4)
+        if answerable
+        else None
+    )
     stages = sorted({s for r in rows for s in r.latency_ms})
     latency = {}
     for stage in stages:
         values = [r.latency_ms[stage] for r in rows if stage in r.latency_ms]
-        latency[stage] = {"p50": round(float(np.percentile(values, 50)), 2),
-                          "p95": round(float(np.percentile(values, 95)), 2)}
+        latency[stage] = {
+            "p50": round(float(np.percentile(values, 50)), 2),
+            "p95": round(float(np.percentile(values, 95)), 2),
+        }
     return {
         "n": len(rows),
         "hit_at_1": hit(1),
@@ -73,8 +78,13 @@ def compute(rows: Sequence[RowResult]) -> dict[str, Any]:
         "answer_accuracy": _share([r.includes_any() for r in answered if r.must_include]),
         "abstain_precision": _share([r.expect != "answer" for r in abstained]),
         "abstain_recall": _share([r.abstained for r in should_abstain]),
-        "conflict_handled": _share([(r.abstained and r.reason == "conflict") or (not r.abstained and r.includes_all()
-                                    and bool(r.must_include)) for r in conflicts]),
+        "conflict_handled": _share(
+            [
+                (r.abstained and r.reason == "conflict")
+                or (not r.abstained and r.includes_all() and bool(r.must_include))
+                for r in conflicts
+            ]
+        ),
         "leakage": sum(len(r.leaked) for r in rows),
         "forbidden_content": sum(len(r.forbidden_shown()) for r in rows),
         "invalid_citations": sum(len(r.invalid_citations) for r in rows),
@@ -92,8 +102,9 @@ def by_category(rows: Sequence[RowResult]) -> dict[str, dict[str, Any]]:
         mine = [r for r in rows if r.category == category]
         out[category] = {
             "n": len(mine),
-            "answer_accuracy": _share([r.includes_any() for r in mine if r.expect == "answer" and not r.abstained
-                                       and r.must_include]),
+            "answer_accuracy": _share(
+                [r.includes_any() for r in mine if r.expect == "answer" and not r.abstained and r.must_include]
+            ),
             "answered_rate": _share([not r.abstained for r in mine if r.expect == "answer"]),
             "abstain_recall": _share([r.abstained for r in mine if r.expect == "abstain"]),
         }

@@ -22,8 +22,14 @@ class GenerationResult:
 class Generator(Protocol):
     model_name: str
 
-    async def generate(self, question: str, context: Sequence[Candidate], *,
-                       history: Sequence[str] = (), reading: Reading | None = None) -> GenerationResult:
+    async def generate(
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        history: Sequence[str] = (),
+        reading: Reading | None = None,
+    ) -> GenerationResult:
         """Answer ``question`` from ``context`` only. ``reading`` is the reader's choice of
         sentences when the question was read (a quoting generator uses it; a model that reads the
         chunks itself may ignore it). Raise GenerationFailed on provider failure."""

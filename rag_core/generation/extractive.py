@@ -13,8 +13,11 @@ from rag_core.reading.reader import Reading
 from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
 from rag_core.types import Candidate
 
-_QUANTITY = re.compile(r"\b(how (much|many|long)|cost|amount|percent|limit|maximum|minimum|deductible|copay|"
-                       r"cuánt[oa]s?|weeks?|days?|match|allowance|stipend|contribution)\b", re.IGNORECASE)
+_QUANTITY = re.compile(
+    r"\b(how (much|many|long)|cost|amount|percent|limit|maximum|minimum|deductible|copay|"
+    r"cuánt[oa]s?|weeks?|days?|match|allowance|stipend|contribution)\b",
+    re.IGNORECASE,
+)
 
 
 # A table row as extraction renders it: "Benefit: Deductible (individual / family); PPO Plan: $1,250 ...".
@@ -24,8 +27,7 @@ _ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
 # Questions whose answer is a number: a sentence without one cannot answer them, however many
 # words it shares with the question ("How much is reimbursed for adoption?" is not answered by
 # "placement of a child for adoption").
-_ASKS_AMOUNT = re.compile(r"\b(how (much|many|long)|what percent(age)?|cuánt[oa]s?|qué porcentaje)\b",
-                          re.IGNORECASE)
+_ASKS_AMOUNT = re.compile(r"\b(how (much|many|long)|what percent(age)?|cuánt[oa]s?|qué porcentaje)\b", re.IGNORECASE)
 
 # Questions whose answer is money (or a share of it): a sentence that only counts days or hours
 # cannot answer "How much does Fabrikam reimburse for adoption expenses?", however closely its
@@ -33,7 +35,8 @@ _ASKS_AMOUNT = re.compile(r"\b(how (much|many|long)|what percent(age)?|cuánt[oa
 _ASKS_MONEY = re.compile(
     r"\b(how much|cuánto|cuánta)\b.*\b(reimburs\w*|cost\w*|pay|pays|paid|charge[sd]?|price\w*|premiums?|"
     r"contribut\w*|fees?|spend|allowance|stipend|dollars?|budget|put into|cover|reembols\w*|cuesta|paga|cubre)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _PERCENT = re.compile(r"\d\s?(%|percent\b|por ciento\b)", re.IGNORECASE)
 
 
@@ -44,8 +47,14 @@ class ExtractiveGenerator:
         self.max_sentences = max_sentences
         self.relative_floor = relative_floor
 
-    async def generate(self, question: str, context: Sequence[Candidate], *,
-                       history: Sequence[str] = (), reading: Reading | None = None) -> GenerationResult:
+    async def generate(
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        history: Sequence[str] = (),
+        reading: Reading | None = None,
+    ) -> GenerationResult:
         if reading is not None:
             return GenerationResult(text=self.quote(question, context, reading), model=self.model_name)
         return GenerationResult(text=self.compose(question, context), model=self.model_name)

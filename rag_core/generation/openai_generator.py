@@ -55,9 +55,7 @@ class OpenAIGenerator:
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         # The SDK's own retries are off: ours are bounded and logged without secrets.
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
-        )
+        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
 
     @classmethod
     def from_settings(cls, settings: CoreSettings) -> OpenAIGenerator:
@@ -78,7 +76,11 @@ class OpenAIGenerator:
         return f"OpenAIGenerator(model={self.model_name!r}, base_url={self._base_url!r})"
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        history: Sequence[str] = (),
         reading: Reading | None = None,
     ) -> GenerationResult:
         """``reading`` is ignored: the model reads the fenced chunks itself."""
@@ -95,10 +97,17 @@ class OpenAIGenerator:
                 max_tokens=self.max_tokens,
             )
 
-        return await with_retries(call, attempts=self.max_retries + 1, timeout_s=self.timeout_s,
-                                  what=f"chat completion with {self.model_name}", secret=self._api_key,
-                                  error=GenerationFailed, logger=log, base_s=self.backoff_base_s,
-                                  max_s=self.backoff_max_s)
+        return await with_retries(
+            call,
+            attempts=self.max_retries + 1,
+            timeout_s=self.timeout_s,
+            what=f"chat completion with {self.model_name}",
+            secret=self._api_key,
+            error=GenerationFailed,
+            logger=log,
+            base_s=self.backoff_base_s,
+            max_s=self.backoff_max_s,
+        )
 
     def _result(self, response: Any) -> GenerationResult:
         choices = getattr(response, "choices", None) or []

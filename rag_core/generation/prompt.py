@@ -37,7 +37,10 @@ def render_context(context: Sequence[Candidate]) -> str:
 def build_messages(question: str, context: Sequence[Candidate], history: Sequence[str] = ()) -> list[dict[str, str]]:
     earlier = ""
     if history:
-        earlier = "Earlier questions in this conversation (for context only):\n" + "\n".join(
-            f"- {q}" for q in history[-3:]) + "\n\n"
+        earlier = (
+            "Earlier questions in this conversation (for context only):\n"
+            + "\n".join(f"- {q}" for q in history[-3:])
+            + "\n\n"
+        )
     user = f"{earlier}Policy excerpts:\n\n{render_context(context)}\n\nQuestion: {question}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

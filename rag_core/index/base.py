@@ -16,7 +16,8 @@ RRF_K = 60  # the constant from the RRF paper; both backends get it explicitly
 
 NO_LATE_VECTORS = (
     "the index at {where} holds no late-interaction (ColBERT) token vectors (built before they were stored, or "
-    "with LATE_INTERACTION=none); re-ingest into a fresh data dir (or collection), or set LATE_INTERACTION=none")
+    "with LATE_INTERACTION=none); re-ingest into a fresh data dir (or collection), or set LATE_INTERACTION=none"
+)
 
 KEYWORD_FIELDS = ("acl_groups", "jurisdiction", "document_id", "policy_id", "language")
 DATETIME_FIELDS = ("effective_date",)
@@ -140,8 +141,11 @@ def late_top(fused: list[ScoredPoint], late: list[ScoredPoint], limit: int) -> l
     merged = []
     for hit in late:
         twin = fused_by_id.get(hit.point_id)
-        merged.append(ScoredPoint(hit.point_id, twin.fused_score if twin else 0.0, hit.payload, hit.dense,
-                                  late_score=hit.fused_score))
+        merged.append(
+            ScoredPoint(
+                hit.point_id, twin.fused_score if twin else 0.0, hit.payload, hit.dense, late_score=hit.fused_score
+            )
+        )
     return sorted(canonical_twins(merged), key=lambda hit: (-(hit.late_score or 0.0), hit.tie_key))[:limit]
 
 
@@ -159,7 +163,13 @@ class VectorIndex(Protocol):
     async def delete(self, point_ids: Sequence[str]) -> None: ...
 
     async def hybrid_query(
-        self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int, prefetch_limit: int,
+        self,
+        dense: list[float],
+        sparse: SparseVector,
+        access: AccessFilter,
+        *,
+        limit: int,
+        prefetch_limit: int,
         late: list[list[float]] | None = None,
     ) -> list[ScoredPoint]:
         """Dense and BM25 candidates, both pre-filtered, fused by RRF inside Qdrant. With ``late``

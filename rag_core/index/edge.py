@@ -55,7 +55,9 @@ def late_params(dimension: int) -> qe.EdgeVectorParams:
     unit rows (the cosine), MaxSim across tokens. No HNSW graph: they only rescore candidates the
     dense and BM25 prefetches found, never search on their own (m=0 disables the graph)."""
     return qe.EdgeVectorParams(
-        size=dimension, distance=qe.Distance.Dot, datatype=qe.VectorStorageDatatype.Float16,
+        size=dimension,
+        distance=qe.Distance.Dot,
+        datatype=qe.VectorStorageDatatype.Float16,
         multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
         hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
     )
@@ -82,8 +84,7 @@ class EdgeIndex:
         if self._shard is None:
             try:
                 if not (self._shard_dir.exists() and any(self._shard_dir.iterdir())):
-                    raise IndexUnavailable(
-                        f"no index at {self.directory}; run `benefitsbot ingest PATH` first")
+                    raise IndexUnavailable(f"no index at {self.directory}; run `benefitsbot ingest PATH` first")
                 self._shard = qe.EdgeShard.load(str(self._shard_dir))
             except IndexUnavailable:
                 raise
@@ -91,7 +92,8 @@ class EdgeIndex:
                 if "WouldBlock" in str(exc):  # the shard's write-ahead log is locked by another process
                     raise IndexUnavailable(
                         f"the index at {self.directory} is in use by another process (is `benefitsbot serve` "
-                        "running?); stop it to re-ingest, or use a Qdrant server (QDRANT_URL)") from exc
+                        "running?); stop it to re-ingest, or use a Qdrant server (QDRANT_URL)"
+                    ) from exc
                 raise IndexUnavailable(f"cannot open the index at {self.directory}: {exc}") from exc
         return self._shard
 
@@ -145,8 +147,15 @@ class EdgeIndex:
         if point_ids:
             await asyncio.to_thread(self._delete_sync, point_ids)
 
-    def _query_sync(self, dense: list[float], sparse: SparseVector, access: AccessFilter, limit: int,
-                    prefetch_limit: int, late: list[list[float]] | None) -> list[ScoredPoint]:
+    def _query_sync(
+        self,
+        dense: list[float],
+        sparse: SparseVector,
+        access: AccessFilter,
+        limit: int,
+        prefetch_limit: int,
+        late: list[list[float]] | None,
+    ) -> list[ScoredPoint]:
         shard = self._open()
         flt = edge_filter(access)  # on every prefetch and on every stage above them: no unfiltered path
         every = max(limit, 2 * prefetch_limit)  # every fused candidate: ties are cut in deterministic_top
@@ -154,20 +163,33 @@ class EdgeIndex:
         rrf = qe.Fusion.Rrf(k=RRF_K)
         leaves = [  # the dense and BM25 candidates, each found under the filter
             qe.Prefetch(limit=prefetch_limit, query=qe.Query.Nearest(dense, using=DENSE), filter=flt),
-            qe.Prefetch(limit=prefetch_limit, filter=flt,
-                        query=qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)),
+            qe.Prefetch(
+                limit=prefetch_limit,
+                filter=flt,
+                query=qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE),
+            ),
         ]
-        fused = qe.QueryRequest(limit=every, prefetches=leaves, filter=flt,
-                                query=rrf,  # type: ignore[arg-type]  # the stub omits Fusion's inner classes
-                                with_payload=late is None, with_vector=[DENSE] if late is None else False)
+        fused = qe.QueryRequest(
+            limit=every,
+            prefetches=leaves,
+            filter=flt,
+            query=rrf,  # type: ignore[arg-type]  # the stub omits Fusion's inner classes
+            with_payload=late is None,
+            with_vector=[DENSE] if late is None else False,
+        )
         if late is None:
             return deterministic_top(self._hits(shard.query(fused)), limit)
         # The same fused candidates rescored by MaxSim inside the shard (nested prefetch), batched with
         # the plain fused request that keeps their RRF scores: one call, one pass over the segments.
-        fused_stage = qe.Prefetch(limit=every, prefetches=leaves, filter=flt,
-                                  query=rrf)  # type: ignore[arg-type]
-        rescored = qe.QueryRequest(limit=every, prefetches=[fused_stage], filter=flt,
-                                   query=qe.Query.Nearest(late, using=LATE), with_payload=True, with_vector=[DENSE])
+        fused_stage = qe.Prefetch(limit=every, prefetches=leaves, filter=flt, query=rrf)  # type: ignore[arg-type]
+        rescored = qe.QueryRequest(
+            limit=every,
+            prefetches=[fused_stage],
+            filter=flt,
+            query=qe.Query.Nearest(late, using=LATE),
+            with_payload=True,
+            with_vector=[DENSE],
+        )
         try:
             fused_hits, late_hits = shard.query_batch(qe.QueryBatchRequest([fused, rescored]))
         except Exception as exc:
@@ -180,8 +202,16 @@ class EdgeIndex:
     def _hits(results: Sequence[Any]) -> list[ScoredPoint]:
         return [ScoredPoint(str(r.id), float(r.score), dict(r.payload or {}), _dense_of(r.vector)) for r in results]
 
-    async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,
-                           prefetch_limit: int, late: list[list[float]] | None = None) -> list[ScoredPoint]:
+    async def hybrid_query(
+        self,
+        dense: list[float],
+        sparse: SparseVector,
+        access: AccessFilter,
+        *,
+        limit: int,
+        prefetch_limit: int,
+        late: list[list[float]] | None = None,
+    ) -> list[ScoredPoint]:
         if not sparse.indices:
             sparse = SparseVector([0], [0.0])  # a query of only stop words: BM25 contributes nothing
         return await asyncio.to_thread(self._query_sync, dense, sparse, access, limit, prefetch_limit, late)

@@ -59,19 +59,35 @@ class DocumentRecord:
     screen: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"meta": self.meta.model_dump(mode="json"), "root": self.root, "sha256": self.sha256,
-                "meta_hash": self.meta_hash, "chunk_ids": self.chunk_ids, "pages": self.pages,
-                "pages_without_text": self.pages_without_text, "vocabulary": self.vocabulary,
-                "invisible_text": self.invisible_text, "quarantined": self.quarantined, "screen": self.screen}
+        return {
+            "meta": self.meta.model_dump(mode="json"),
+            "root": self.root,
+            "sha256": self.sha256,
+            "meta_hash": self.meta_hash,
+            "chunk_ids": self.chunk_ids,
+            "pages": self.pages,
+            "pages_without_text": self.pages_without_text,
+            "vocabulary": self.vocabulary,
+            "invisible_text": self.invisible_text,
+            "quarantined": self.quarantined,
+            "screen": self.screen,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DocumentRecord:
-        return cls(meta=DocumentMeta.model_validate(data["meta"]), root=data["root"], sha256=data["sha256"],
-                   meta_hash=data["meta_hash"], chunk_ids=list(data["chunk_ids"]), pages=int(data["pages"]),
-                   pages_without_text=list(data.get("pages_without_text", [])),
-                   vocabulary=dict(data.get("vocabulary", {})),
-                   invisible_text=list(data.get("invisible_text", [])), quarantined=list(data.get("quarantined", [])),
-                   screen=str(data.get("screen", "")))
+        return cls(
+            meta=DocumentMeta.model_validate(data["meta"]),
+            root=data["root"],
+            sha256=data["sha256"],
+            meta_hash=data["meta_hash"],
+            chunk_ids=list(data["chunk_ids"]),
+            pages=int(data["pages"]),
+            pages_without_text=list(data.get("pages_without_text", [])),
+            vocabulary=dict(data.get("vocabulary", {})),
+            invisible_text=list(data.get("invisible_text", [])),
+            quarantined=list(data.get("quarantined", [])),
+            screen=str(data.get("screen", "")),
+        )
 
 
 @dataclass
@@ -92,26 +108,36 @@ class Manifest:
         return hashlib.sha256(f"{models}|{'|'.join(parts)}".encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": SCHEMA, "embedding_model": self.embedding_model, "dimension": self.dimension,
-                "late_model": self.late_model, "late_dimension": self.late_dimension,
-                "index_version": self.index_version,
-                "documents": {k: v.to_json() for k, v in sorted(self.documents.items())}}
+        return {
+            "schema": SCHEMA,
+            "embedding_model": self.embedding_model,
+            "dimension": self.dimension,
+            "late_model": self.late_model,
+            "late_dimension": self.late_dimension,
+            "index_version": self.index_version,
+            "documents": {k: v.to_json() for k, v in sorted(self.documents.items())},
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Manifest:
         docs = data.get("documents", {})
         if isinstance(docs, str):  # some stores hand nested JSON back as text
             docs = json.loads(docs)
-        return cls(embedding_model=data["embedding_model"], dimension=int(data["dimension"]),
-                   documents={k: DocumentRecord.from_json(v) for k, v in docs.items()},
-                   late_model=data.get("late_model"), late_dimension=int(data.get("late_dimension") or 0))
+        return cls(
+            embedding_model=data["embedding_model"],
+            dimension=int(data["dimension"]),
+            documents={k: DocumentRecord.from_json(v) for k, v in docs.items()},
+            late_model=data.get("late_model"),
+            late_dimension=int(data.get("late_dimension") or 0),
+        )
 
     def require_model(self, model_name: str, dimension: int) -> None:
         if self.embedding_model != model_name or self.dimension != dimension:
             raise IndexModelMismatch(
                 f"the index was built with {self.embedding_model} ({self.dimension}-d) but the configured "
                 f"embedding model is {model_name} ({dimension}-d); re-ingest into a fresh data dir "
-                f"(or collection) with this model, or configure {self.embedding_model} again")
+                f"(or collection) with this model, or configure {self.embedding_model} again"
+            )
 
     def require_late_model(self, model_name: str | None, dimension: int, *, writing: bool) -> None:
         """Token vectors are all-or-nothing. Writing (ingest) needs the index's own late model, or
@@ -127,7 +153,9 @@ class Manifest:
         raise IndexModelMismatch(
             f"the index was built with {built} for the late-interaction rerank but the configured late-interaction "
             f"model is {wanted}; re-ingest into a fresh data dir (or collection) with this setting, "
-            f"or set LATE_INTERACTION={'colbert' if self.late_model else 'none'}")
+            f"or set LATE_INTERACTION={'colbert' if self.late_model else 'none'}"
+        )
+
 
 async def load_manifest(index: VectorIndex) -> Manifest | None:
     """The manifest stored with ``index``, or None for an index nobody has ingested into yet."""

@@ -35,33 +35,41 @@ _META_POINT = str(uuid.uuid5(uuid.NAMESPACE_URL, "benefitsbot:index-meta"))
 
 
 def server_filter(access: AccessFilter) -> models.Filter:
-    must: list[Any] = [models.FieldCondition(key="acl_groups", match=models.MatchAny(any=sorted(g)))
-                       for g in access.group_sets]
-    must += [models.FieldCondition(key="jurisdiction", match=models.MatchAny(any=sorted(j)))
-             for j in access.jurisdiction_sets]
+    must: list[Any] = [
+        models.FieldCondition(key="acl_groups", match=models.MatchAny(any=sorted(g))) for g in access.group_sets
+    ]
+    must += [
+        models.FieldCondition(key="jurisdiction", match=models.MatchAny(any=sorted(j)))
+        for j in access.jurisdiction_sets
+    ]
     start_of_day = datetime.combine(access.as_of, time.min, tzinfo=UTC)  # same instant as the Edge filter
     must.append(models.FieldCondition(key="effective_date", range=models.DatetimeRange(lte=start_of_day)))
     if access.language:
         must.append(models.FieldCondition(key="language", match=models.MatchValue(value=access.language)))
     must_not: list[Any] = []
     if access.exclude_document_ids:
-        must_not.append(models.FieldCondition(key="document_id",
-                                              match=models.MatchAny(any=sorted(access.exclude_document_ids))))
+        must_not.append(
+            models.FieldCondition(key="document_id", match=models.MatchAny(any=sorted(access.exclude_document_ids)))
+        )
     return models.Filter(must=must, must_not=must_not or None)
 
 
 def late_params(dimension: int) -> models.VectorParams:
     """The same late-interaction vector as Qdrant Edge's (see ``edge.late_params``)."""
     return models.VectorParams(
-        size=dimension, distance=models.Distance.DOT, datatype=models.Datatype.FLOAT16,
+        size=dimension,
+        distance=models.Distance.DOT,
+        datatype=models.Datatype.FLOAT16,
         multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
         hnsw_config=models.HnswConfigDiff(m=0),
     )
 
 
 def _vectors_of(point: IndexPoint) -> dict[str, Any]:
-    vectors: dict[str, Any] = {DENSE: point.dense,
-                               SPARSE: models.SparseVector(indices=point.sparse.indices, values=point.sparse.values)}
+    vectors: dict[str, Any] = {
+        DENSE: point.dense,
+        SPARSE: models.SparseVector(indices=point.sparse.indices, values=point.sparse.values),
+    }
     if point.late is not None:
         vectors[LATE] = point.late
     return vectors
@@ -105,20 +113,29 @@ class ServerIndex:
             vectors = {DENSE: models.VectorParams(size=dense_dimension, distance=models.Distance.COSINE)}
             if late_dimension:
                 vectors[LATE] = late_params(late_dimension)
-            await self._call(self.client.create_collection(
-                self.collection,
-                vectors_config=vectors,
-                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-            ))
+            await self._call(
+                self.client.create_collection(
+                    self.collection,
+                    vectors_config=vectors,
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                )
+            )
             for name in KEYWORD_FIELDS:
-                await self._call(self.client.create_payload_index(
-                    self.collection, name, models.PayloadSchemaType.KEYWORD, wait=True))
+                await self._call(
+                    self.client.create_payload_index(self.collection, name, models.PayloadSchemaType.KEYWORD, wait=True)
+                )
             for name in DATETIME_FIELDS:
-                await self._call(self.client.create_payload_index(
-                    self.collection, name, models.PayloadSchemaType.DATETIME, wait=True))
+                await self._call(
+                    self.client.create_payload_index(
+                        self.collection, name, models.PayloadSchemaType.DATETIME, wait=True
+                    )
+                )
         if not await self._call(self.client.collection_exists(self.meta_collection)):
-            await self._call(self.client.create_collection(
-                self.meta_collection, vectors_config=models.VectorParams(size=1, distance=models.Distance.DOT)))
+            await self._call(
+                self.client.create_collection(
+                    self.meta_collection, vectors_config=models.VectorParams(size=1, distance=models.Distance.DOT)
+                )
+            )
 
     async def upsert(self, points: Sequence[IndexPoint]) -> None:
         if not points:
@@ -128,11 +145,20 @@ class ServerIndex:
 
     async def delete(self, point_ids: Sequence[str]) -> None:
         if point_ids:
-            await self._call(self.client.delete(
-                self.collection, models.PointIdsList(points=list(point_ids)), wait=True))
+            await self._call(
+                self.client.delete(self.collection, models.PointIdsList(points=list(point_ids)), wait=True)
+            )
 
-    async def hybrid_query(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *, limit: int,
-                           prefetch_limit: int, late: list[list[float]] | None = None) -> list[ScoredPoint]:
+    async def hybrid_query(
+        self,
+        dense: list[float],
+        sparse: SparseVector,
+        access: AccessFilter,
+        *,
+        limit: int,
+        prefetch_limit: int,
+        late: list[list[float]] | None = None,
+    ) -> list[ScoredPoint]:
         flt = server_filter(access)  # on every prefetch and on every stage above them: no unfiltered path
         if not sparse.indices:
             sparse = SparseVector([0], [0.0])
@@ -140,21 +166,38 @@ class ServerIndex:
         rrf = models.RrfQuery(rrf=models.Rrf(k=RRF_K))
         leaves = [
             models.Prefetch(query=dense, using=DENSE, filter=flt, limit=prefetch_limit),
-            models.Prefetch(query=models.SparseVector(indices=sparse.indices, values=sparse.values),
-                            using=SPARSE, filter=flt, limit=prefetch_limit),
+            models.Prefetch(
+                query=models.SparseVector(indices=sparse.indices, values=sparse.values),
+                using=SPARSE,
+                filter=flt,
+                limit=prefetch_limit,
+            ),
         ]
         if late is None:
-            response = await self._call(self.client.query_points(
-                self.collection, prefetch=leaves, query=rrf, query_filter=flt, limit=every,
-                with_payload=True, with_vectors=[DENSE]))
+            response = await self._call(
+                self.client.query_points(
+                    self.collection,
+                    prefetch=leaves,
+                    query=rrf,
+                    query_filter=flt,
+                    limit=every,
+                    with_payload=True,
+                    with_vectors=[DENSE],
+                )
+            )
             return deterministic_top(_hits(response.points), limit)
         fused = models.QueryRequest(prefetch=leaves, query=rrf, filter=flt, limit=every, with_payload=False)
         # As on Qdrant Edge: the fused candidates rescored by MaxSim in a nested query, batched with
         # the plain fused request that keeps their RRF scores.
         rescored = models.QueryRequest(
             prefetch=[models.Prefetch(prefetch=leaves, query=rrf, filter=flt, limit=every)],
-            query=models.NearestQuery(nearest=late), using=LATE, filter=flt, limit=every,
-            with_payload=True, with_vector=[DENSE])
+            query=models.NearestQuery(nearest=late),
+            using=LATE,
+            filter=flt,
+            limit=every,
+            with_payload=True,
+            with_vector=[DENSE],
+        )
         try:
             fused_response, late_response = await self.client.query_batch_points(self.collection, [fused, rescored])
         except Exception as exc:
@@ -180,8 +223,11 @@ class ServerIndex:
         return dict(records[0].payload or {}) if records else None
 
     async def write_meta(self, meta: dict[str, Any]) -> None:
-        await self._call(self.client.upsert(
-            self.meta_collection, [models.PointStruct(id=_META_POINT, vector=[1.0], payload=meta)], wait=True))
+        await self._call(
+            self.client.upsert(
+                self.meta_collection, [models.PointStruct(id=_META_POINT, vector=[1.0], payload=meta)], wait=True
+            )
+        )
 
     async def ping(self) -> None:
         await self._call(self.client.get_collections())

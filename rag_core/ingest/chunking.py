@@ -19,8 +19,6 @@ def chunk_id_for(document_id: str, page: int, ordinal: int) -> str:
     return f"{document_id}_p{page}_c{ordinal:02d}"
 
 
-
-
 def _split_long(text: str, limit: int) -> list[str]:
     """Cut a unit longer than the budget on token boundaries (rare: a huge table row)."""
     enc = encoding()
@@ -62,9 +60,16 @@ def chunk_blocks(
         def emit() -> None:  # noqa: B023
             nonlocal ordinal, body, body_tokens
             text = header_for(chunk_heading) + "\n".join(body)  # noqa: B023
-            chunks.append(Chunk(chunk_id=chunk_id_for(meta.document_id, page, ordinal),  # noqa: B023
-                                document_id=meta.document_id, page_number=page,  # noqa: B023
-                                content=text, token_count=count(text), anchor=anchor))  # noqa: B023
+            chunks.append(
+                Chunk(
+                    chunk_id=chunk_id_for(meta.document_id, page, ordinal),  # noqa: B023
+                    document_id=meta.document_id,
+                    page_number=page,  # noqa: B023
+                    content=text,
+                    token_count=count(text),
+                    anchor=anchor,  # noqa: B023
+                )
+            )
             ordinal += 1
             seed = _tail("\n".join(body), overlap)
             body = [seed] if seed else []
@@ -94,6 +99,7 @@ def chunk_blocks(
     return chunks
 
 
-def chunk_document(meta: DocumentMeta, extracted: Extracted, *, max_tokens: int = 400,
-                   overlap: int = 40) -> list[Chunk]:
+def chunk_document(
+    meta: DocumentMeta, extracted: Extracted, *, max_tokens: int = 400, overlap: int = 40
+) -> list[Chunk]:
     return chunk_blocks(meta, extracted.blocks, max_tokens=max_tokens, overlap=overlap)

@@ -51,8 +51,9 @@ def table_rows_as_text(rows: list[list[Any]]) -> list[str]:
     lines = []
     for row in body:
         label = row[0] if row else ""
-        pairs = [f"{header[i] or 'Value'}: {value}" for i, value in enumerate(row) if i > 0 and value
-                 and i < len(header)]
+        pairs = [
+            f"{header[i] or 'Value'}: {value}" for i, value in enumerate(row) if i > 0 and value and i < len(header)
+        ]
         if label and pairs:
             first_header = header[0] or "Item"
             lines.append(f"{first_header}: {label}; " + "; ".join(pairs) + ".")

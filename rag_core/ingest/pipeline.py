@@ -99,8 +99,10 @@ class IngestSummary:
             lines.append(f"FAILED {failure['file']}: {failure['error']}")
         for doc, pages in sorted(self.pages_without_text.items()):
             lines.append(f"not searchable (no text layer): {doc} page(s) {', '.join(map(str, pages))}")
-        for label, findings in (("invisible text dropped", self.invisible_text),
-                                ("quarantined (instruction-like)", self.quarantined)):
+        for label, findings in (
+            ("invisible text dropped", self.invisible_text),
+            ("quarantined (instruction-like)", self.quarantined),
+        ):
             for doc, items in sorted(findings.items()):
                 for item in items:
                     lines.append(f"{label}: {doc} page {item['page']} ({item['reason']}): {_excerpt(item['text'])}")
@@ -146,11 +148,18 @@ def chunk_payload(meta: DocumentMeta, chunk: Chunk, revision_hash: str) -> dict[
     }
 
 
-
 class Ingestor:
-    def __init__(self, index: VectorIndex, embedder: EmbeddingProvider, *, late: TokenEncoder | None = None,
-                 chunk_tokens: int = 400, chunk_overlap: int = 40, progress: bool = True,
-                 link_hosts: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        index: VectorIndex,
+        embedder: EmbeddingProvider,
+        *,
+        late: TokenEncoder | None = None,
+        chunk_tokens: int = 400,
+        chunk_overlap: int = 40,
+        progress: bool = True,
+        link_hosts: Sequence[str] = (),
+    ) -> None:
         """``link_hosts``: hosts (or URLs) besides a document's own that its text may link to, such as
         the HR contact's; a sentence linking anywhere else is quarantined."""
         self.index = index
@@ -165,9 +174,15 @@ class Ingestor:
     @classmethod
     def from_settings(cls, index: VectorIndex, settings: CoreSettings, *, progress: bool = True) -> Ingestor:
         """The configured models and chunking (the CLI, the eval harness and the benchmarks)."""
-        return cls(index, build_embedder(settings), late=build_late_encoder(settings),
-                   chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap, progress=progress,
-                   link_hosts=settings.link_hosts)
+        return cls(
+            index,
+            build_embedder(settings),
+            late=build_late_encoder(settings),
+            chunk_tokens=settings.chunk_tokens,
+            chunk_overlap=settings.chunk_overlap,
+            progress=progress,
+            link_hosts=settings.link_hosts,
+        )
 
     async def run(self, path: Path) -> IngestSummary:
         started = time.perf_counter()
@@ -177,8 +192,9 @@ class Ingestor:
         manifest = await load_manifest(self.index)
         late_model, late_dimension = (self.late.model_name, self.late.dimension) if self.late else (None, 0)
         if manifest is None:
-            manifest = Manifest(self.embedder.model_name, self.embedder.dimension,
-                                late_model=late_model, late_dimension=late_dimension)
+            manifest = Manifest(
+                self.embedder.model_name, self.embedder.dimension, late_model=late_model, late_dimension=late_dimension
+            )
         manifest.require_model(self.embedder.model_name, self.embedder.dimension)
         manifest.require_late_model(late_model, late_dimension, writing=True)
         await self.index.prepare(self.embedder.dimension, late_dimension or None)
@@ -193,8 +209,11 @@ class Ingestor:
             await self.index.delete([point_id_for(c) for c in record.chunk_ids])
             del manifest.documents[document_id]
             summary.removed += 1
-            summary.files.append(FileResult(record.meta.file, document_id, REMOVED,
-                                            reason="the file is gone (or now carries another id)"))
+            summary.files.append(
+                FileResult(
+                    record.meta.file, document_id, REMOVED, reason="the file is gone (or now carries another id)"
+                )
+            )
         if removed:
             await self.index.write_meta(manifest.to_json())
 
@@ -204,21 +223,33 @@ class Ingestor:
                 revisions[meta.document_id] = file_sha256(catalog.path_of(meta))
             except OSError as exc:
                 revisions[meta.document_id] = exc
-        changed = [m for m in catalog.documents
-                   if not self._unchanged(manifest.documents.get(m.document_id), m, revisions[m.document_id])]
+        changed = [
+            m
+            for m in catalog.documents
+            if not self._unchanged(manifest.documents.get(m.document_id), m, revisions[m.document_id])
+        ]
 
         # PDF parsing (pure Python, CPU-bound) runs in a worker process, ahead of the embedding of
         # the previous document in this one: on two cores the two overlap instead of adding up.
-        pool = (ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-                if changed else None)
-        pending = {m.document_id: pool.submit(extract, catalog.path_of(m)) for m in changed
-                   if pool and not isinstance(revisions[m.document_id], OSError)}
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) if changed else None
+        pending = {
+            m.document_id: pool.submit(extract, catalog.path_of(m))
+            for m in changed
+            if pool and not isinstance(revisions[m.document_id], OSError)
+        }
         try:
             bar = tqdm(catalog.documents, desc="ingest", unit="doc", disable=not self.progress, leave=False)
             for meta in bar:
                 bar.set_postfix_str(meta.document_id[:40])
-                await self._ingest_one(meta, catalog.path_of(meta), revisions[meta.document_id], manifest,
-                                       pending.get(meta.document_id), root, summary)
+                await self._ingest_one(
+                    meta,
+                    catalog.path_of(meta),
+                    revisions[meta.document_id],
+                    manifest,
+                    pending.get(meta.document_id),
+                    root,
+                    summary,
+                )
             bar.close()
         finally:
             if pool:
@@ -228,11 +259,25 @@ class Ingestor:
         return summary
 
     def _unchanged(self, record: DocumentRecord | None, meta: DocumentMeta, revision: str | OSError) -> bool:
-        return (record is not None and not isinstance(revision, OSError) and record.sha256 == revision
-                and record.meta_hash == meta_hash(meta) and bool(record.vocabulary) and record.screen == self.screen)
+        return (
+            record is not None
+            and not isinstance(revision, OSError)
+            and record.sha256 == revision
+            and record.meta_hash == meta_hash(meta)
+            and bool(record.vocabulary)
+            and record.screen == self.screen
+        )
 
-    async def _ingest_one(self, meta: DocumentMeta, source: Path, revision: str | OSError, manifest: Manifest,
-                          extraction: Future[Extracted] | None, root: Path, summary: IngestSummary) -> None:
+    async def _ingest_one(
+        self,
+        meta: DocumentMeta,
+        source: Path,
+        revision: str | OSError,
+        manifest: Manifest,
+        extraction: Future[Extracted] | None,
+        root: Path,
+        summary: IngestSummary,
+    ) -> None:
         previous = manifest.documents.get(meta.document_id)
         if isinstance(revision, OSError):
             summary.fail(meta.file, meta.document_id, f"cannot read: {revision}")
@@ -242,8 +287,16 @@ class Ingestor:
             summary.pages += previous.pages
             summary.chunks += len(previous.chunk_ids)
             summary.note(previous)
-            summary.files.append(FileResult(meta.file, meta.document_id, UNCHANGED, previous.pages,
-                                            len(previous.chunk_ids), list(previous.pages_without_text)))
+            summary.files.append(
+                FileResult(
+                    meta.file,
+                    meta.document_id,
+                    UNCHANGED,
+                    previous.pages,
+                    len(previous.chunk_ids),
+                    list(previous.pages_without_text),
+                )
+            )
             return
         try:
             try:
@@ -263,24 +316,44 @@ class Ingestor:
         summary.pages += record.pages
         summary.chunks += len(record.chunk_ids)
         summary.note(record)
-        summary.files.append(FileResult(meta.file, meta.document_id, INGESTED, record.pages, len(record.chunk_ids),
-                                        list(record.pages_without_text)))
+        summary.files.append(
+            FileResult(
+                meta.file,
+                meta.document_id,
+                INGESTED,
+                record.pages,
+                len(record.chunk_ids),
+                list(record.pages_without_text),
+            )
+        )
 
-    async def _empty(self, meta: DocumentMeta, extracted: Extracted, previous: DocumentRecord | None,
-                     manifest: Manifest, summary: IngestSummary) -> None:
+    async def _empty(
+        self,
+        meta: DocumentMeta,
+        extracted: Extracted,
+        previous: DocumentRecord | None,
+        manifest: Manifest,
+        summary: IngestSummary,
+    ) -> None:
         """A file with no text at all is reported, never indexed: an empty document would count as a
         document (and, as a newer version of a policy, hide the older one from search). A document
         that became empty stops serving its old text."""
-        reason = ("no text on any page (scanned or image-only?)" if meta.file.lower().endswith(".pdf")
-                  else "the file has no text")
+        reason = (
+            "no text on any page (scanned or image-only?)"
+            if meta.file.lower().endswith(".pdf")
+            else "the file has no text"
+        )
         if previous is not None:
             await self.index.delete([point_id_for(c) for c in previous.chunk_ids])
             del manifest.documents[meta.document_id]
             await self.index.write_meta(manifest.to_json())
             reason += "; its previous version was removed from the index"
         summary.empty += 1
-        summary.files.append(FileResult(meta.file, meta.document_id, EMPTY, extracted.pages, 0,
-                                        list(extracted.pages_without_text), reason))
+        summary.files.append(
+            FileResult(
+                meta.file, meta.document_id, EMPTY, extracted.pages, 0, list(extracted.pages_without_text), reason
+            )
+        )
 
     @staticmethod
     def _removed(manifest: Manifest, documents: list[DocumentMeta], root: Path) -> list[str]:
@@ -295,8 +368,9 @@ class Ingestor:
                 gone.append(document_id)
         return gone
 
-    async def _ingest_document(self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str,
-                               previous: DocumentRecord | None) -> DocumentRecord:
+    async def _ingest_document(
+        self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str, previous: DocumentRecord | None
+    ) -> DocumentRecord:
         screen = Screen.for_hosts([meta.source_uri, *self.link_hosts])
         policy_text = screen.apply(extracted)
         chunks = chunk_document(meta, policy_text, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
@@ -306,8 +380,13 @@ class Ingestor:
         if self.late is not None and chunks:
             late = [token_vectors(m) for m in await asyncio.to_thread(self.late.encode_documents, texts)]
         points = [
-            IndexPoint(point_id_for(chunk.chunk_id), vector, bm25_document(chunk.content),
-                       chunk_payload(meta, chunk, revision), tokens)
+            IndexPoint(
+                point_id_for(chunk.chunk_id),
+                vector,
+                bm25_document(chunk.content),
+                chunk_payload(meta, chunk, revision),
+                tokens,
+            )
             for chunk, vector, tokens in zip(chunks, vectors, late, strict=True)
         ]
         await self.index.upsert(points)
@@ -315,9 +394,16 @@ class Ingestor:
         if previous:
             stale = sorted(set(previous.chunk_ids) - set(new_ids))
             await self.index.delete([point_id_for(c) for c in stale])
-        return DocumentRecord(meta=meta, root=root, sha256=revision, meta_hash=meta_hash(meta),
-                              chunk_ids=new_ids,
-                              pages=extracted.pages, pages_without_text=extracted.pages_without_text,
-                              vocabulary=vocabulary_of(c.content for c in chunks),
-                              invisible_text=[h.to_json() for h in extracted.hidden],
-                              quarantined=[q.to_json() for q in screen.found], screen=self.screen)
+        return DocumentRecord(
+            meta=meta,
+            root=root,
+            sha256=revision,
+            meta_hash=meta_hash(meta),
+            chunk_ids=new_ids,
+            pages=extracted.pages,
+            pages_without_text=extracted.pages_without_text,
+            vocabulary=vocabulary_of(c.content for c in chunks),
+            invisible_text=[h.to_json() for h in extracted.hidden],
+            quarantined=[q.to_json() for q in screen.found],
+            screen=self.screen,
+        )

@@ -30,12 +30,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^\s])")
 _AI = r"(?:ai|a\.i\.|assistant|chat ?bot|bot|copilot|gpt|chatgpt|claude|gemini|llm|(?:ai |large )?language model)s?"
 # Who an injected instruction wants addressed: not "the employee" (HR procedures say "notify the
 # employee"), but the user, the reader, everyone, every employee.
-_READER = (r"(?:the (?:user|reader|asker|human)s?|users|readers|every(?:one|body)|any(?:one|body)"
-           r"|every (?:employee|user|member|person)|all (?:employees|users|members|staff)|whoever asks)")
+_READER = (
+    r"(?:the (?:user|reader|asker|human)s?|users|readers|every(?:one|body)|any(?:one|body)"
+    r"|every (?:employee|user|member|person)|all (?:employees|users|members|staff)|whoever asks)"
+)
 # Where an imperative can start: the sentence start, after "and/then/please/now", after a colon,
 # or after "you must/should/will/are to".
-_IMPERATIVE = (r"(?:^|[:;,(]\s*|\b(?:and|then|please|now|also|always|instead|simply|just)\s+"
-               r"|\byou\s+(?:must|should|will|need to|are to|have to)\s+)")
+_IMPERATIVE = (
+    r"(?:^|[:;,(]\s*|\b(?:and|then|please|now|also|always|instead|simply|just)\s+"
+    r"|\byou\s+(?:must|should|will|need to|are to|have to)\s+)"
+)
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "overrides instructions": re.compile(
@@ -43,29 +47,34 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(?:instructions?|prompts?|directives?|guardrails?|programming|system message|rules you|"
         r"(?:previous|prior|above|earlier|all|your|any|other) (?:rules|guidelines|context|policies|orders))\b"
         # Spanish (the corpus has Spanish policies): "ignora las instrucciones anteriores"
-        r"|\b(?:ignora|ignore|olvida|omite|descarta)\w*\b[^.!?]{0,40}?\binstrucciones\b"),
+        r"|\b(?:ignora|ignore|olvida|omite|descarta)\w*\b[^.!?]{0,40}?\binstrucciones\b"
+    ),
     "assigns a role or mode": re.compile(
         r"\byou are now\b|\b(?:administrator|admin|developer|god|debug|jailbreak|dan|unrestricted|sudo|maintenance)"
         rf" mode\b|\b(?:act as|pretend to be|you are|roleplay as|behave as) (?:an? |the |my )?"
         rf"(?:unrestricted |unfiltered |different |new |helpful )?(?:{_AI}|administrator|admin|root|system)\b"
         r"|\bpretend (?:you are|that you)\b|\bnew (?:instructions|rules) (?:for|to) you\b"
-        r"|\bsystem prompt\b|^\s*(?:system|assistant|developer)\s*:|<\|?(?:im_start|system|endoftext)"),
+        r"|\bsystem prompt\b|^\s*(?:system|assistant|developer)\s*:|<\|?(?:im_start|system|endoftext)"
+    ),
     "addresses an assistant": re.compile(
         rf"\b(?:note|attention|message|instructions?|memo|notice|reminder) (?:to|for) (?:the |any |all |every )?{_AI}\b"
         rf"|\bif you are an? {_AI}\b|\b(?:dear|hey|hello|hi) {_AI}\b"
         rf"|\b{_AI} (?:reading|processing|summari[sz]ing|answering|parsing|indexing) (?:this|these)\b"
-        rf"|\bas an? {_AI},? you\b"),
+        rf"|\bas an? {_AI},? you\b"
+    ),
     "tells the reader what to say": re.compile(
         rf"{_IMPERATIVE}(?:tell|inform|notify|assure|advise|instruct|convince|say to|respond to|reply to|answer|remind)"
         rf"\s+{_READER}\b"
         rf"|{_IMPERATIVE}say\s+(?:that\b|yes\b|no\b|only\b|[\"“'‘]|{_READER})"
         rf"|{_IMPERATIVE}(?:respond|reply|answer|output)\s+(?:only\s+)?(?:with\s+)?[\"“'‘]"
         r"|\b(?:dile|diles|di|dígale|dígales|informa|responde) (?:al usuario|a los usuarios|a todos|a cada empleado"
-        r"|a todos los empleados)\b"),
+        r"|a todos los empleados)\b"
+    ),
     "asks to reveal other content": re.compile(
         r"\b(?:reveal|disclose|leak|dump|print|expose|share|show|give|send)\b[^.!?]{0,80}?"
         r"\b(?:to (?:anyone|everyone|whoever|any user|all users|the user)\b|system prompt|your instructions"
-        r"|hidden (?:text|instructions|documents)|(?:restricted|confidential|other|all) documents)"),
+        r"|hidden (?:text|instructions|documents)|(?:restricted|confidential|other|all) documents)"
+    ),
 }
 
 
@@ -144,5 +153,9 @@ class Screen:
             text = self.clean(block.text, block.page)
             if text.strip():
                 blocks.append(Block(page=block.page, heading=heading, text=text, anchor=block.anchor))
-        return Extracted(blocks=blocks, pages=extracted.pages, pages_without_text=list(extracted.pages_without_text),
-                         hidden=list(extracted.hidden))
+        return Extracted(
+            blocks=blocks,
+            pages=extracted.pages,
+            pages_without_text=list(extracted.pages_without_text),
+            hidden=list(extracted.hidden),
+        )

@@ -101,8 +101,11 @@ def _paints(obj: dict[str, Any]) -> bool:
     return kind == "image" or (kind in ("rect", "curve") and bool(obj.get("fill")))
 
 
-def _classify(chars: list[tuple[int, dict[str, Any]]], shapes: list[tuple[int, dict[str, Any]]],
-              crop: tuple[float, float, float, float]) -> list[str | None]:
+def _classify(
+    chars: list[tuple[int, dict[str, Any]]],
+    shapes: list[tuple[int, dict[str, Any]]],
+    crop: tuple[float, float, float, float],
+) -> list[str | None]:
     """For each char: the reason it is invisible, or None."""
     if not chars:
         return []
@@ -117,10 +120,18 @@ def _classify(chars: list[tuple[int, dict[str, Any]]], shapes: list[tuple[int, d
     shape_order = np.array([seq for seq, _ in shapes], dtype=int)
     later = shape_order[None, :] > order[:, None]
     t = COVER_TOLERANCE
-    covers = ((shape_box[None, :, 0] <= box[:, None, 0] + t) & (shape_box[None, :, 1] <= box[:, None, 1] + t)
-              & (shape_box[None, :, 2] >= box[:, None, 2] - t) & (shape_box[None, :, 3] >= box[:, None, 3] - t))
-    under = ((shape_box[None, :, 0] <= mid_x[:, None]) & (shape_box[None, :, 2] >= mid_x[:, None])
-             & (shape_box[None, :, 1] <= mid_y[:, None]) & (shape_box[None, :, 3] >= mid_y[:, None]))
+    covers = (
+        (shape_box[None, :, 0] <= box[:, None, 0] + t)
+        & (shape_box[None, :, 1] <= box[:, None, 1] + t)
+        & (shape_box[None, :, 2] >= box[:, None, 2] - t)
+        & (shape_box[None, :, 3] >= box[:, None, 3] - t)
+    )
+    under = (
+        (shape_box[None, :, 0] <= mid_x[:, None])
+        & (shape_box[None, :, 2] >= mid_x[:, None])
+        & (shape_box[None, :, 1] <= mid_y[:, None])
+        & (shape_box[None, :, 3] >= mid_y[:, None])
+    )
     covered: np.ndarray = np.asarray((covers & later).any(axis=1))
     beneath: np.ndarray = np.asarray(under & ~later)
 
@@ -138,8 +149,9 @@ def _classify(chars: list[tuple[int, dict[str, Any]]], shapes: list[tuple[int, d
             below = np.nonzero(beneath[i])[0]
             if below.size:
                 top_shape = shapes[int(below[np.argmax(shape_order[below])])][1]
-                background = (None if top_shape["object_type"] == "image"
-                              else to_rgb(top_shape.get("non_stroking_color")))
+                background = (
+                    None if top_shape["object_type"] == "image" else to_rgb(top_shape.get("non_stroking_color"))
+                )
             colour = to_rgb(char.get("non_stroking_color"), char.get("ncs"))
             if background is not None and colour is not None and indistinguishable(colour, background):
                 reasons[i] = "colour"

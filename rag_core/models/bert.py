@@ -56,16 +56,19 @@ def window_starts(length: int, size: int, overlap: int) -> list[int]:
     return starts
 
 
-def run_encoder(session: onnxruntime.InferenceSession, ids: Sequence[int], *,
-                type_ids: Sequence[int] | None = None, attention: Sequence[int] | None = None) -> np.ndarray:
+def run_encoder(
+    session: onnxruntime.InferenceSession,
+    ids: Sequence[int],
+    *,
+    type_ids: Sequence[int] | None = None,
+    attention: Sequence[int] | None = None,
+) -> np.ndarray:
     """The first output of one forward pass over one sequence, without the batch axis."""
     input_ids = np.asarray([ids], dtype=np.int64)
     feeds = {
         "input_ids": input_ids,
-        "attention_mask": (np.ones_like(input_ids) if attention is None
-                           else np.asarray([attention], dtype=np.int64)),
-        "token_type_ids": (np.zeros_like(input_ids) if type_ids is None
-                           else np.asarray([type_ids], dtype=np.int64)),
+        "attention_mask": (np.ones_like(input_ids) if attention is None else np.asarray([attention], dtype=np.int64)),
+        "token_type_ids": (np.zeros_like(input_ids) if type_ids is None else np.asarray([type_ids], dtype=np.int64)),
     }
     output: np.ndarray = session.run(None, feeds)[0]
     return output[0]

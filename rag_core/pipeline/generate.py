@@ -17,8 +17,9 @@ class GenerateStage(StageBase):
 
     async def run(self, state: QueryState) -> None:
         try:
-            state.generated = await self.generator.generate(state.query, state.context, history=state.history,
-                                                            reading=state.reading)
+            state.generated = await self.generator.generate(
+                state.query, state.context, history=state.history, reading=state.reading
+            )
         except GenerationFailed:
             state.abstain(AbstainReason.GENERATION_ERROR, self.name)
 

@@ -73,7 +73,8 @@ class TopicGate(StageBase):
             return
         rise = None
         if state.reading is not None:
-            rise = await asyncio.to_thread(ablation_rise, self.scorer, state.question, state.unknown_words,
-                                           state.reading, self.top)
+            rise = await asyncio.to_thread(
+                ablation_rise, self.scorer, state.question, state.unknown_words, state.reading, self.top
+            )
         if rise is None or rise > self.margin:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

@@ -15,6 +15,6 @@ class RetrieveStage(StageBase):
         self.retriever = retriever
 
     async def run(self, state: QueryState) -> None:
-        state.candidates = await self.retriever.retrieve(state.query, state.require_access(),
-                                                         query_vector=state.query_vector,
-                                                         query_tokens=state.query_tokens)
+        state.candidates = await self.retriever.retrieve(
+            state.query, state.require_access(), query_vector=state.query_vector, query_tokens=state.query_tokens
+        )

@@ -28,9 +28,16 @@ class Pipeline:
     rerank sweep and the ablations run exactly what ``serve`` runs, up to the point they study.
     """
 
-    def __init__(self, settings: CoreSettings, stages: Sequence[Stage], corpus: CorpusView, *,
-                 model_label: Callable[[str | None], str], resources: Sequence[AsyncCloseable] = (),
-                 explainer: Explainer | None = None) -> None:
+    def __init__(
+        self,
+        settings: CoreSettings,
+        stages: Sequence[Stage],
+        corpus: CorpusView,
+        *,
+        model_label: Callable[[str | None], str],
+        resources: Sequence[AsyncCloseable] = (),
+        explainer: Explainer | None = None,
+    ) -> None:
         names = [s.name for s in stages]
         if len(set(names)) != len(names):
             raise ValueError(f"stage names must be unique: {names}")
@@ -65,18 +72,41 @@ class Pipeline:
         except BenefitsBotError as exc:
             # The edge shows this reference in its apology; the log line carries the same one.
             exc.query_id = state.query_id  # type: ignore[attr-defined]
-            query_log.error(json.dumps({"query_id": state.query_id, "error": type(exc).__name__,
-                                        "detail": str(exc), "latency_ms": state.timings}))
+            query_log.error(
+                json.dumps(
+                    {
+                        "query_id": state.query_id,
+                        "error": type(exc).__name__,
+                        "detail": str(exc),
+                        "latency_ms": state.timings,
+                    }
+                )
+            )
             raise
         return state
 
-    async def run_until(self, stage: str, question: str, token: str, *, as_of: date | None = None,
-                        audience_tokens: Sequence[str] = (), history: Sequence[str] = ()) -> QueryState:
+    async def run_until(
+        self,
+        stage: str,
+        question: str,
+        token: str,
+        *,
+        as_of: date | None = None,
+        audience_tokens: Sequence[str] = (),
+        history: Sequence[str] = (),
+    ) -> QueryState:
         state = QueryState(question, token, as_of=as_of, audience_tokens=audience_tokens, history=history)
         return await self.run(state, until=stage)
 
-    async def answer(self, question: str, token: str, *, as_of: date | None = None,
-                     audience_tokens: Sequence[str] = (), history: Sequence[str] = ()) -> Answer:
+    async def answer(
+        self,
+        question: str,
+        token: str,
+        *,
+        as_of: date | None = None,
+        audience_tokens: Sequence[str] = (),
+        history: Sequence[str] = (),
+    ) -> Answer:
         """Answer ``question`` for the holder of ``token`` from the documents they may see, or abstain.
 
         ``audience_tokens`` narrow the scope (never widen it): each adds its own filter, so an
@@ -110,11 +140,21 @@ class Pipeline:
     def build_answer(self, state: QueryState) -> Answer:
         abstain = state.abstain_reason
         by_id = {c.chunk_id: c for c in state.context}
-        citations = [] if abstain else [
-            Citation(chunk_id=c, document_id=by_id[c].document_id, title=by_id[c].title, page=by_id[c].page_number,
-                     source_uri=by_id[c].link(), score=round(by_id[c].dense_score, 4))
-            for c in state.cited
-        ]
+        citations = (
+            []
+            if abstain
+            else [
+                Citation(
+                    chunk_id=c,
+                    document_id=by_id[c].document_id,
+                    title=by_id[c].title,
+                    page=by_id[c].page_number,
+                    source_uri=by_id[c].link(),
+                    score=round(by_id[c].dense_score, 4),
+                )
+                for c in state.cited
+            ]
+        )
         generated = state.generated
         return Answer(
             query_id=state.query_id,
@@ -134,19 +174,24 @@ class Pipeline:
 
     def _log(self, state: QueryState, answer: Answer) -> None:
         claims = state.claims
-        log_question({
-            "query_id": state.query_id,
-            "user": user_hash(claims.subject) if claims else None,
-            "groups": sorted(claims.acl_groups) if claims else [],
-            "retrieved": answer.retrieved,
-            "context": [c.chunk_id for c in state.context],
-            "rerank_scores": [round(c.rerank_score, 4) for c in state.candidates[:10] if c.rerank_score is not None],
-            "abstained": answer.abstained,
-            "reason": state.abstain_reason.value if state.abstain_reason else None,
-            "decided_by": state.decided_by,
-            "latency_ms": answer.latency_ms,
-            "tokens": answer.usage,
-        }, question=state.question if self.settings.log_queries else None)
+        log_question(
+            {
+                "query_id": state.query_id,
+                "user": user_hash(claims.subject) if claims else None,
+                "groups": sorted(claims.acl_groups) if claims else [],
+                "retrieved": answer.retrieved,
+                "context": [c.chunk_id for c in state.context],
+                "rerank_scores": [
+                    round(c.rerank_score, 4) for c in state.candidates[:10] if c.rerank_score is not None
+                ],
+                "abstained": answer.abstained,
+                "reason": state.abstain_reason.value if state.abstain_reason else None,
+                "decided_by": state.decided_by,
+                "latency_ms": answer.latency_ms,
+                "tokens": answer.usage,
+            },
+            question=state.question if self.settings.log_queries else None,
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def index_version(self) -> str:

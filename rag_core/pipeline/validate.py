@@ -12,8 +12,10 @@ from rag_core.pipeline.state import QueryState
 from rag_core.support import SUPPORT_FLOOR, check
 from rag_core.types import AbstainReason, Candidate
 
-AMOUNT_CONFLICT_NOTICE = ("The official documents state different amounts for this. Each is shown with its "
-                          "source; please confirm with HR before relying on either.")
+AMOUNT_CONFLICT_NOTICE = (
+    "The official documents state different amounts for this. Each is shown with its "
+    "source; please confirm with HR before relying on either."
+)
 
 
 class ValidateStage(StageBase):
@@ -25,8 +27,12 @@ class ValidateStage(StageBase):
     async def run(self, state: QueryState) -> None:
         if state.generated is None:
             raise RuntimeError("validate() before generate()")
-        checked = validate(state.generated.text, [c.chunk_id for c in state.context],
-                           [c.source_uri for c in state.context], link_hosts=self.link_hosts)
+        checked = validate(
+            state.generated.text,
+            [c.chunk_id for c in state.context],
+            [c.source_uri for c in state.context],
+            link_hosts=self.link_hosts,
+        )
         state.text = checked.text
         state.cited = list(checked.cited)
         if checked.rejected is not None:
@@ -87,5 +93,6 @@ def each_value_cited(text: str, conflicts: Sequence[AmountConflict], context: Se
     kept = [(s.replace(" ", ""), CITATION.findall(s)) for s in sentences(text)]
     return all(
         any(value in sentence and any(value in content.get(cid, "") for cid in cited) for sentence, cited in kept)
-        for conflict in conflicts for value in conflict.values
+        for conflict in conflicts
+        for value in conflict.values
     )

@@ -36,15 +36,18 @@ CHAT_ABBREVIATIONS: Mapping[str, str] = {
     "thru": "through",
     "w/": "with",
 }
-_ABBREVIATION = re.compile(r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len,
-                                                                                      reverse=True)) + r")(?![\w/])",
-                           re.IGNORECASE)
+_ABBREVIATION = re.compile(
+    r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/])",
+    re.IGNORECASE,
+)
 # "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR").
 _NEEDS_NUMBER = frozenset({"hr", "hrs"})
 _CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\s+[-—–]+\s+")
 _QUESTION_START = re.compile(
     r"^(what|whats|what's|how|when|where|who|which|why|can|could|do|does|did|is|are|was|will|would|should|"
-    r"may|am|any|qu[eé]|c[oó]mo|cu[aá]nt[oa]s?|cu[aá]ndo|d[oó]nde|puedo|tengo|hay|¿)", re.IGNORECASE)
+    r"may|am|any|qu[eé]|c[oó]mo|cu[aá]nt[oa]s?|cu[aá]ndo|d[oó]nde|puedo|tengo|hay|¿)",
+    re.IGNORECASE,
+)
 
 
 def expand_abbreviations(text: str) -> str:

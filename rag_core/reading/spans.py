@@ -65,8 +65,7 @@ def split_spans(chunk: Candidate) -> list[Span]:
             cursor = at + len(part)
             text = part.strip()
             if len(text.split()) >= MIN_WORDS:
-                spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + at + len(text),
-                                  heading=heading))
+                spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + at + len(text), heading=heading))
     return spans
 
 

@@ -30,8 +30,9 @@ def without_words(question: str, unknown: Collection[str]) -> str:
     return " ".join(kept.split())
 
 
-def ablation_rise(scorer: PassageScorer, question: str, unknown: Collection[str], reading: Reading,
-                  top: int) -> float | None:
+def ablation_rise(
+    scorer: PassageScorer, question: str, unknown: Collection[str], reading: Reading, top: int
+) -> float | None:
     """How much higher the best of the ``top`` read sentences scores when the unknown words are
     taken out of the question (logits); None when no word could be taken out or nothing was read."""
     ablated = without_words(question, unknown)

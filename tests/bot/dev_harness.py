@@ -16,16 +16,25 @@ from bot.app import COMPONENTS, BotComponents, create_app
 from tests.bot.harness import make_settings
 
 NO_CREDENTIALS: dict[str, Any] = {
-    "SLACK_BOT_TOKEN": None, "SLACK_SIGNING_SECRET": None, "TEAMS_ENABLED": True, "MICROSOFT_APP_ID": None,
-    "MICROSOFT_APP_PASSWORD": None, "MICROSOFT_APP_TENANT_ID": None, "REDIS_URL": None,
-    "PLAYGROUND_ADMIN_TOKEN": None, "HR_CONTACT_URL": "https://hr.fabrikam.example/contact",
+    "SLACK_BOT_TOKEN": None,
+    "SLACK_SIGNING_SECRET": None,
+    "TEAMS_ENABLED": True,
+    "MICROSOFT_APP_ID": None,
+    "MICROSOFT_APP_PASSWORD": None,
+    "MICROSOFT_APP_TENANT_ID": None,
+    "REDIS_URL": None,
+    "PLAYGROUND_ADMIN_TOKEN": None,
+    "HR_CONTACT_URL": "https://hr.fabrikam.example/contact",
 }
 PROD_RBAC_KEY = "q9Zr-4Lx8Wm2Tb7Nv1Kc5Hs0Yd3Fg6JpAe"  # random-looking, 34 characters
 # A valid production configuration (Teams only): what prod refuses to start without.
 PROD: dict[str, Any] = {
     "RBAC_SIGNING_KEY": PROD_RBAC_KEY,
-    "BENEFITSBOT_ENV": "prod", "SLACK_ENABLED": False, "MICROSOFT_APP_ID": "11111111-2222-4333-8444-555555555555",
-    "MICROSOFT_APP_PASSWORD": "unused", "REDIS_URL": "redis://127.0.0.1:1/0",
+    "BENEFITSBOT_ENV": "prod",
+    "SLACK_ENABLED": False,
+    "MICROSOFT_APP_ID": "11111111-2222-4333-8444-555555555555",
+    "MICROSOFT_APP_PASSWORD": "unused",
+    "REDIS_URL": "redis://127.0.0.1:1/0",
 }
 
 
@@ -38,21 +47,36 @@ class DevApp:
     client: TestClient
     parts: BotComponents
 
-    async def post_json(self, path: str, body: dict[str, Any], headers: dict[str, str] | None = None
-                        ) -> ClientResponse:
-        return await self.client.post(path, data=json.dumps(body),
-                                      headers={"Content-Type": "application/json", **(headers or {})})
+    async def post_json(self, path: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> ClientResponse:
+        return await self.client.post(
+            path, data=json.dumps(body), headers={"Content-Type": "application/json", **(headers or {})}
+        )
 
-    async def post_form(self, path: str, form: dict[str, Any] | list[tuple[str, str]],
-                        headers: dict[str, str] | None = None) -> ClientResponse:
-        return await self.client.post(path, data=urlencode(form), headers={
-            "Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
+    async def post_form(
+        self, path: str, form: dict[str, Any] | list[tuple[str, str]], headers: dict[str, str] | None = None
+    ) -> ClientResponse:
+        return await self.client.post(
+            path, data=urlencode(form), headers={"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
+        )
 
-    async def ask(self, question: str, *, groups: tuple[str, ...] = ("employees",), state: str = "",
-                  as_of: str = "", language: str = "", headers: dict[str, str] | None = None) -> str:
+    async def ask(
+        self,
+        question: str,
+        *,
+        groups: tuple[str, ...] = ("employees",),
+        state: str = "",
+        as_of: str = "",
+        language: str = "",
+        headers: dict[str, str] | None = None,
+    ) -> str:
         """The playground's answer fragment, as its script fetches it."""
-        form = [("question", question), *(("groups", g) for g in groups), ("state", state), ("as_of", as_of),
-                ("language", language)]
+        form = [
+            ("question", question),
+            *(("groups", g) for g in groups),
+            ("state", state),
+            ("as_of", as_of),
+            ("language", language),
+        ]
         resp = await self.post_form("/playground/ask", form, {"X-Playground-Fragment": "1", **(headers or {})})
         assert resp.status == 200, await resp.text()
         return await resp.text()

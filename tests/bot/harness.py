@@ -138,9 +138,7 @@ class SlackHarness:
             }
         )
 
-    def mention(
-        self, user: str, text: str, channel: str = "CMIXED", thread_ts: str | None = None
-    ) -> dict[str, Any]:
+    def mention(self, user: str, text: str, channel: str = "CMIXED", thread_ts: str | None = None) -> dict[str, Any]:
         ts = f"1710000000.{self._next():06d}"
         event = {
             "type": "app_mention",
@@ -177,9 +175,7 @@ class SlackHarness:
         body = self.event_body(event, kw.pop("event_id", None))
         return await self.post_signed(body, content_type="application/json", headers=headers, **kw)
 
-    async def send_command(
-        self, user: str, text: str, channel: str = "CMIXED", name: str = "cmd1"
-    ) -> ClientResponse:
+    async def send_command(self, user: str, text: str, channel: str = "CMIXED", name: str = "cmd1") -> ClientResponse:
         form = {
             "token": "legacy",
             "team_id": "T0001",

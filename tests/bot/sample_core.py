@@ -19,8 +19,14 @@ TODAY = "2026-06-01"  # every sample document is in effect; the 2027 401(k) plan
 def core_overrides(data_dir: Path) -> dict[str, Any]:
     """Settings that pin the embedded default, whatever the developer's shell says."""
     return {
-        "BENEFITSBOT_DATA_DIR": str(data_dir), "QDRANT_URL": None, "OPENAI_API_KEY": None, "COHERE_API_KEY": None,
-        "EMBEDDING_PROVIDER": "local", "GENERATOR": "extractive", "RERANKER": "auto", "SIMILARITY_CUTOFF": None,
+        "BENEFITSBOT_DATA_DIR": str(data_dir),
+        "QDRANT_URL": None,
+        "OPENAI_API_KEY": None,
+        "COHERE_API_KEY": None,
+        "EMBEDDING_PROVIDER": "local",
+        "GENERATOR": "extractive",
+        "RERANKER": "auto",
+        "SIMILARITY_CUTOFF": None,
         "UNKNOWN_WORD_CUTOFF": None,
     }
 

@@ -315,7 +315,9 @@ async def test_each_canary_only_where_allowed_in_private(platform: Platform) -> 
             shown = visible(reply)
             assert shown <= ALLOWED[user], (user, canary.key, shown)
             # Only someone whose groups may see the future document is told it is coming.
-            may_hear_of = {c.key for c in CANARIES if set(c.acl_groups) & ALLOWED[user]}  # group canaries are keyed by group
+            may_hear_of = {
+                c.key for c in CANARIES if set(c.acl_groups) & ALLOWED[user]
+            }  # group canaries are keyed by group
             assert named_future(reply) <= may_hear_of, (user, canary.key, reply)
             assert (canary.key in shown) == (canary.key in ALLOWED[user]), (user, canary.key, shown)
 

@@ -23,9 +23,7 @@ def test_rag_core_never_imports_bot() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
-            offenders += [
-                f"{path.relative_to(REPO)}: {n}" for n in names if n == "bot" or n.startswith("bot.")
-            ]
+            offenders += [f"{path.relative_to(REPO)}: {n}" for n in names if n == "bot" or n.startswith("bot.")]
     assert offenders == []
 
 
@@ -54,9 +52,7 @@ def test_the_read_path_never_imports_ingestion() -> None:
 
 
 @pytest.mark.integration
-async def test_debug_logging_does_not_leak_questions(
-    slack: SlackHarness, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_debug_logging_does_not_leak_questions(slack: SlackHarness, caplog: pytest.LogCaptureFixture) -> None:
     secret_question = "Does my dental plan cover my HIV medication?"
     with caplog.at_level(logging.DEBUG):
         await slack.send_event(slack.dm(EMP, secret_question))
@@ -71,7 +67,5 @@ async def test_debug_logging_does_not_leak_questions(
 def test_bot_package_has_no_print_calls() -> None:
     for path in Path(REPO / "bot").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        calls = [
-            n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"
-        ]
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"]
         assert calls == [], path

@@ -56,12 +56,25 @@ def test_an_empty_index_error_names_the_data_directory(clean_env: Path, capsys: 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The command as a user runs it, output to a pipe (not a terminal), stderr merged like a log."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "HR_CONTACT_URL": "https://hr.fabrikam.example/contact"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HR_CONTACT_URL": "https://hr.fabrikam.example/contact",
+    }
     for name in ("HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY", "LOG_LEVEL", "BENEFITSBOT_DATA_DIR"):
         env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=cwd, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args],
+        cwd=cwd,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=600,
+        check=False,
+    )
 
 
 @pytest.mark.integration
@@ -69,8 +82,9 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_quiet_output_in_a_log(tmp_path: Path) -> None:
     corpus = tmp_path / "docs"
     corpus.mkdir()
-    (corpus / "tuition.md").write_text("# Tuition Assistance\n\nFabrikam reimburses up to **$6,000** a year for "
-                                       "approved courses.\n", encoding="utf-8")
+    (corpus / "tuition.md").write_text(
+        "# Tuition Assistance\n\nFabrikam reimburses up to **$6,000** a year for approved courses.\n", encoding="utf-8"
+    )
     (corpus / "empty.md").write_text("", encoding="utf-8")
     data = tmp_path / "data"
 

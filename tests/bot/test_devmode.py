@@ -32,6 +32,7 @@ from tests.fakes.teams_connector import FakeTeamsConnector, activity_text
 
 pytestmark = pytest.mark.integration
 
+
 @pytest_asyncio.fixture
 async def connector() -> AsyncIterator[FakeTeamsConnector]:
     fake = FakeTeamsConnector()
@@ -46,12 +47,18 @@ def emulator_activity(service_url: str, text: str) -> dict[str, Any]:
     """What the Bot Framework Emulator posts with no app id configured: no Authorization header, no
     Entra ID object id, channel "emulator"."""
     return {
-        "type": "message", "id": uuid.uuid4().hex, "timestamp": "2026-06-01T09:00:00.000Z",
-        "localTimestamp": "2026-06-01T11:00:00+02:00", "serviceUrl": service_url, "channelId": "emulator",
+        "type": "message",
+        "id": uuid.uuid4().hex,
+        "timestamp": "2026-06-01T09:00:00.000Z",
+        "localTimestamp": "2026-06-01T11:00:00+02:00",
+        "serviceUrl": service_url,
+        "channelId": "emulator",
         "from": {"id": "5e4a0d0a-0000-4000-8000-00000000e001", "name": "User", "role": "user"},
         "conversation": {"id": "2f6b1c20-84aa-11ee-b962-0242ac120002|livechat"},
         "recipient": {"id": "a3e2b2c0-84aa-11ee-b962-0242ac120002", "name": "Bot", "role": "bot"},
-        "textFormat": "plain", "locale": "en-US", "text": text,
+        "textFormat": "plain",
+        "locale": "en-US",
+        "text": text,
         "channelData": {"clientActivityID": uuid.uuid4().hex, "clientTimestamp": "2026-06-01T09:00:00.000Z"},
     }
 
@@ -67,8 +74,9 @@ async def test_bot_framework_emulator_flow_on_the_real_core(
     caplog.set_level(logging.INFO, logger="benefitsbot.startup")
     dev = await start_dev(service, **core_overrides(sample_index))
     try:
-        resp = await dev.post_json("/api/messages", emulator_activity(connector.service_url,
-                                                                       "What's the PPO deductible?"))
+        resp = await dev.post_json(
+            "/api/messages", emulator_activity(connector.service_url, "What's the PPO deductible?")
+        )
         assert resp.status == 200
         await dev.parts.tasks.drain(within_s=120)
         [reply] = connector.messages()
@@ -90,8 +98,11 @@ async def test_bot_framework_emulator_flow_on_the_real_core(
 
 async def test_startup_says_what_is_on_and_why(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="benefitsbot.startup")
-    dev = await start_dev(FakeAnswerService(key="test-rbac-signing-key"), DEV_IDENTITY_STATE="California",
-                          HR_CONTACT_URL="https://hr.example.com/contact")
+    dev = await start_dev(
+        FakeAnswerService(key="test-rbac-signing-key"),
+        DEV_IDENTITY_STATE="California",
+        HR_CONTACT_URL="https://hr.example.com/contact",
+    )
     try:
         lines = {r.getMessage().split(":", 1)[0]: r for r in caplog.records if r.name == "benefitsbot.startup"}
         assert "no SLACK_BOT_TOKEN" in lines["slack"].getMessage()
@@ -111,8 +122,10 @@ async def test_slack_shaped_requests_are_answered_in_the_response() -> None:
     service = FakeAnswerService(key="test-rbac-signing-key")
     dev = await start_dev(service, DEV_IDENTITY_GROUPS="employees", DEV_IDENTITY_STATE="CA")
     try:
-        resp = await dev.post_form("/slack/events", {"command": "/benefits", "text": "dental deductible?",
-                                                     "user_id": "U123", "channel_id": "D1"})
+        resp = await dev.post_form(
+            "/slack/events",
+            {"command": "/benefits", "text": "dental deductible?", "user_id": "U123", "channel_id": "D1"},
+        )
         body = await resp.json()
         assert resp.status == 200 and body["response_type"] == "ephemeral"
         blocks = body["blocks"]
@@ -120,26 +133,48 @@ async def test_slack_shaped_requests_are_answered_in_the_response() -> None:
         [call] = service.calls
         assert call.claims.acl_groups == frozenset({"employees"}) and call.claims.state == "CA"
 
-        event = {"type": "event_callback", "event": {"type": "message", "channel_type": "im", "channel": "D1",
-                                                     "user": "U123", "text": "California family leave?", "ts": "1.1"}}
+        event = {
+            "type": "event_callback",
+            "event": {
+                "type": "message",
+                "channel_type": "im",
+                "channel": "D1",
+                "user": "U123",
+                "text": "California family leave?",
+                "ts": "1.1",
+            },
+        }
         body = await (await dev.post_json("/slack/events", event)).json()
         assert "8 weeks" in body["text"] and body["thread_ts"] == "1.1"
 
-        own = {"type": "event_callback", "event": {"type": "message", "channel": "D1", "bot_id": "B1",
-                                                   "user": "UBOT", "text": "dental?", "ts": "1.2"}}
+        own = {
+            "type": "event_callback",
+            "event": {
+                "type": "message",
+                "channel": "D1",
+                "bot_id": "B1",
+                "user": "UBOT",
+                "text": "dental?",
+                "ts": "1.2",
+            },
+        }
         resp = await dev.post_json("/slack/events", own)
         assert resp.status == 200 and await resp.text() == "" and len(service.calls) == 2  # bots are ignored
 
         challenge = await dev.post_json("/slack/events", {"type": "url_verification", "challenge": "c1"})
         assert (await challenge.json()) == {"challenge": "c1"}
 
-        empty = await (await dev.post_form("/slack/events", {"command": "/benefits", "text": " ",
-                                                             "user_id": "U123"})).json()
+        empty = await (
+            await dev.post_form("/slack/events", {"command": "/benefits", "text": " ", "user_id": "U123"})
+        ).json()
         assert empty["text"] == HELP_TEXT
 
         query_id = re.findall(r"[0-9a-f]{32}", json.dumps(blocks))[0]
-        click = {"type": "block_actions", "user": {"id": "U123"},
-                 "actions": [{"action_id": FEEDBACK_DOWN, "value": query_id}]}
+        click = {
+            "type": "block_actions",
+            "user": {"id": "U123"},
+            "actions": [{"action_id": FEEDBACK_DOWN, "value": query_id}],
+        }
         thanks = await (await dev.post_form("/slack/events", {"payload": json.dumps(click)})).json()
         assert thanks["text"] == "Thanks for the feedback!"
         assert list((await dev.parts.store.hgetall(f"feedback:{query_id}")).values()) == ["down"]
@@ -166,17 +201,26 @@ def test_prod_never_uses_the_dev_identity() -> None:
     assert not uses_dev_identity(prod, "slack") and not uses_dev_identity(prod, "teams")
     dev = make_settings(**NO_CREDENTIALS)
     assert uses_dev_identity(dev, "slack") and uses_dev_identity(dev, "teams")
-    with_graph = make_settings(**{**NO_CREDENTIALS, "MICROSOFT_APP_ID": "a", "MICROSOFT_APP_PASSWORD": "p",
-                                  "MICROSOFT_APP_TENANT_ID": "t"})
+    with_graph = make_settings(
+        **{**NO_CREDENTIALS, "MICROSOFT_APP_ID": "a", "MICROSOFT_APP_PASSWORD": "p", "MICROSOFT_APP_TENANT_ID": "t"}
+    )
     assert not uses_dev_identity(with_graph, "teams")  # dev with Graph: real identities
 
 
 async def test_prod_teams_without_an_aad_id_gets_no_access_not_the_dev_identity() -> None:
     """Production with DEV_IDENTITY_* set anyway: an activity with no Entra ID object id (what the
     Emulator sends) is answered as nobody, and the core is never asked."""
-    h = await start_teams({"BENEFITSBOT_ENV": "prod", "REDIS_URL": "redis://127.0.0.1:1/0", "SLACK_ENABLED": False,
-                           "RBAC_SIGNING_KEY": PROD_RBAC_KEY, "DEV_IDENTITY_GROUPS": "executives,employees",
-                           "DEV_IDENTITY_STATE": "CA"}, service=FakeAnswerService(key=PROD_RBAC_KEY))
+    h = await start_teams(
+        {
+            "BENEFITSBOT_ENV": "prod",
+            "REDIS_URL": "redis://127.0.0.1:1/0",
+            "SLACK_ENABLED": False,
+            "RBAC_SIGNING_KEY": PROD_RBAC_KEY,
+            "DEV_IDENTITY_GROUPS": "executives,employees",
+            "DEV_IDENTITY_STATE": "CA",
+        },
+        service=FakeAnswerService(key=PROD_RBAC_KEY),
+    )
     try:
         assert isinstance(h.parts.teams.directory, TeamsDirectory)  # type: ignore[union-attr]
         activity = h.activity("UEMP", "What is the executive car allowance?")
@@ -197,8 +241,7 @@ async def test_prod_teams_without_an_aad_id_gets_no_access_not_the_dev_identity(
 @pytest.mark.unit
 def test_a_dev_identity_the_policy_does_not_know_refuses_to_start() -> None:
     with pytest.raises(ConfigError) as err:
-        create_app(make_settings(**NO_CREDENTIALS, DEV_IDENTITY_GROUPS="employees,admins"),
-                   FakeAnswerService(key="k"))
+        create_app(make_settings(**NO_CREDENTIALS, DEV_IDENTITY_GROUPS="employees,admins"), FakeAnswerService(key="k"))
     assert "DEV_IDENTITY_GROUPS names unknown ACL group(s) ['admins']" in str(err.value)
     with pytest.raises(ConfigError, match="DEV_IDENTITY_STATE 'Atlantis'"):
         create_app(make_settings(**NO_CREDENTIALS, DEV_IDENTITY_STATE="Atlantis"), FakeAnswerService(key="k"))
@@ -212,15 +255,20 @@ def test_dev_directory_answers_everyone_as_the_dev_identity() -> None:
     directory = DevDirectory.from_settings("teams", settings, load_policy(settings.rbac_policy_file))
     identity = directory.identity_for(None)
     assert (identity.acl_groups, identity.state, identity.employment_type) == (
-        frozenset({"contractors"}), "TX", "contractor")
+        frozenset({"contractors"}),
+        "TX",
+        "contractor",
+    )
 
 
 @pytest.mark.unit
 def test_startup_lines_never_show_a_secret() -> None:
     from bot.startup import playground_line, store_line
 
-    settings = make_settings(REDIS_URL="redis://:s3cret-pass@redis.internal:6380/2",
-                             PLAYGROUND_ADMIN_TOKEN="an-admin-token-of-24-chars-or-more")
+    settings = make_settings(
+        REDIS_URL="redis://:s3cret-pass@redis.internal:6380/2",
+        PLAYGROUND_ADMIN_TOKEN="an-admin-token-of-24-chars-or-more",
+    )
     assert store_line(settings) == "store: redis at redis.internal:6380/2"
     line = playground_line(settings, served=True)
     assert "admin credential required" in line and "an-admin-token" not in line

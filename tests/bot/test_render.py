@@ -39,10 +39,7 @@ def test_unknown_marker_is_dropped_and_unmarked_citation_listed() -> None:
 
 def test_links() -> None:
     assert citation_link(cit("c", "d", 3)) == "https://x.example.com/d.pdf#page=3"
-    assert (
-        citation_link(cit("c", "d", 3, "https://x.example.com/d.md#section"))
-        == "https://x.example.com/d.md#section"
-    )
+    assert citation_link(cit("c", "d", 3, "https://x.example.com/d.md#section")) == "https://x.example.com/d.md#section"
     assert citation_link(cit("c", "d", 3, "corpus/d.pdf")) is None
 
 

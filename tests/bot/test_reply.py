@@ -30,15 +30,22 @@ def test_help_for_each_kind_of_detail() -> None:
     assert "“New York Parental Leave 2026” and “Parental Leave (US) 2026”" in conflict
     [itself] = abstention_help(AbstainDetail(conflicting=(US,)))
     assert itself.startswith("“Parental Leave (US) 2026” states different amounts")
-    [near] = abstention_help(AbstainDetail(near_topic=NearTopic(document_id="d", title="Dental Plan 2026",
-                                                                section="Orthodontia")))
+    [near] = abstention_help(
+        AbstainDetail(near_topic=NearTopic(document_id="d", title="Dental Plan 2026", section="Orthodontia"))
+    )
     assert near.endswith("“What does the Dental Plan 2026 say about orthodontia?”")
 
 
 def test_only_the_cores_abstentions_carry_help() -> None:
     detail = AbstainDetail(not_yet_effective=K)
-    abstained = Answer(answer="No.", abstained=True, abstain_reason=AbstainReason.LOW_SIMILARITY, hr_contact=HR,
-                       model="m", abstain_detail=detail)
+    abstained = Answer(
+        answer="No.",
+        abstained=True,
+        abstain_reason=AbstainReason.LOW_SIMILARITY,
+        hr_contact=HR,
+        model="m",
+        abstain_detail=detail,
+    )
     assert Reply(ReplyKind.ANSWER, "No.", HR, "q", abstained).help
     assert Reply(ReplyKind.NO_ACCESS, "No.", HR, "q").help == []
     answered = Answer(answer="Yes.", abstained=False, hr_contact=HR, model="m", abstain_detail=detail)

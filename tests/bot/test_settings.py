@@ -122,14 +122,8 @@ def test_prod_refuses_unsafe_settings(override: dict[str, object], needle: str) 
 
 
 def test_prod_can_disable_a_platform_explicitly() -> None:
-    assert (
-        make_settings(**{**PROD_OK, "MICROSOFT_APP_ID": None, "TEAMS_ENABLED": False}).startup_problems()
-        == []
-    )
-    assert (
-        make_settings(**{**PROD_OK, "SLACK_SIGNING_SECRET": None, "SLACK_ENABLED": False}).startup_problems()
-        == []
-    )
+    assert make_settings(**{**PROD_OK, "MICROSOFT_APP_ID": None, "TEAMS_ENABLED": False}).startup_problems() == []
+    assert make_settings(**{**PROD_OK, "SLACK_SIGNING_SECRET": None, "SLACK_ENABLED": False}).startup_problems() == []
 
 
 def test_dev_without_signing_secret_does_not_serve_slack_http() -> None:

@@ -207,9 +207,7 @@ class FakeAnswerService:
         words = set(_WORD.findall(question.lower())) - _STOP
         if history and not (words & set().union(*(d.keywords for d in self.docs))):
             words |= set(_WORD.findall(history[-1].lower())) - _STOP  # a follow-up leans on the thread
-        visible = [
-            d for d in self.docs if self._allowed(d, claims) and all(self._allowed(d, a) for a in audience)
-        ]
+        visible = [d for d in self.docs if self._allowed(d, claims) and all(self._allowed(d, a) for a in audience)]
         matched = [d for d in visible if words & d.keywords]
         if not matched:
             return self._abstain(AbstainReason.LOW_SIMILARITY, query_id)

@@ -53,9 +53,7 @@ def build_pdf(
     if table:
         grid = Table([list(row) for row in table])
         grid.setStyle(
-            TableStyle(
-                [("GRID", (0, 0), (-1, -1), 0.75, colors.black), ("FONTNAME", (0, 0), (-1, 0), "Helvetica")]
-            )
+            TableStyle([("GRID", (0, 0), (-1, -1), 0.75, colors.black), ("FONTNAME", (0, 0), (-1, 0), "Helvetica")])
         )
         story += [Spacer(1, 0.2 * inch), grid]
     for page in more_pages:

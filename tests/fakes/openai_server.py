@@ -127,9 +127,7 @@ class FakeOpenAI:
             if self._echo_auth_in_errors:
                 message += f" (request carried {auth})"
             kind = "rate_limit_exceeded" if status == 429 else "server_error"
-            return body, web.json_response(
-                {"error": {"message": message, "type": kind, "code": kind}}, status=status
-            )
+            return body, web.json_response({"error": {"message": message, "type": kind, "code": kind}}, status=status)
         return body, None
 
     async def _embeddings(self, request: web.Request) -> web.Response:
@@ -185,9 +183,7 @@ class FakeOpenAI:
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": body.get("model", ""),
-                "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                ],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": {
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,

@@ -62,9 +62,7 @@ class FakeService:
                 return value
             remaining = deadline - asyncio.get_running_loop().time()
             if remaining <= 0:
-                raise AssertionError(
-                    f"condition not met within {within_s}s; calls: {[c.method for c in self.calls]}"
-                )
+                raise AssertionError(f"condition not met within {within_s}s; calls: {[c.method for c in self.calls]}")
             self._changed.clear()
             try:
                 await asyncio.wait_for(self._changed.wait(), timeout=min(remaining, 0.2))

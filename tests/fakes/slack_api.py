@@ -25,9 +25,18 @@ from tests.fakes.slack_assistant import AssistantApiMixin, Message, block_proble
 MAX_BLOCKS = 50
 MAX_TEXT = 40_000  # top-level `text`
 LIMITS = {
-    "section.text": 3000, "section.field": 2000, "section.fields": 10, "context.elements": 10,
-    "actions.elements": 25, "button.text": 75, "button.value": 2000, "button.url": 3000, "action_id": 255,
-    "block_id": 255, "header.text": 150, "image.alt_text": 2000,
+    "section.text": 3000,
+    "section.field": 2000,
+    "section.fields": 10,
+    "context.elements": 10,
+    "actions.elements": 25,
+    "button.text": 75,
+    "button.value": 2000,
+    "button.url": 3000,
+    "action_id": 255,
+    "block_id": 255,
+    "header.text": 150,
+    "image.alt_text": 2000,
 }
 TEXT_TYPES = {"plain_text", "mrkdwn"}
 
@@ -127,9 +136,7 @@ class FakeSlackApi(AssistantApiMixin, FakeService):
         self.add_user(BOT_USER_ID, is_bot=True)
 
     # ----- configuration -------------------------------------------------------------------
-    def add_user(
-        self, user_id: str, *, state: str | None = None, is_bot: bool = False, deleted: bool = False
-    ) -> None:
+    def add_user(self, user_id: str, *, state: str | None = None, is_bot: bool = False, deleted: bool = False) -> None:
         fields = {STATE_FIELD: {"value": state, "alt": ""}} if state else {}
         self.users[user_id] = {
             "id": user_id,
@@ -184,8 +191,9 @@ class FakeSlackApi(AssistantApiMixin, FakeService):
         args = await self._args(request)
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") if auth else str(args.get("token", ""))
-        refusal = self._message_refusal(args) if method in ("chat.postMessage", "chat.update",
-                                                             "chat.postEphemeral") else None
+        refusal = (
+            self._message_refusal(args) if method in ("chat.postMessage", "chat.update", "chat.postEphemeral") else None
+        )
         # A refused message is recorded under its own name: no test finds it among what was posted.
         call = self.record(f"{method}:refused" if refusal else method, args, {"Authorization": auth})
         expected = self.app_token if method == "apps.connections.open" else self.bot_token
@@ -328,7 +336,6 @@ class FakeSlackApi(AssistantApiMixin, FakeService):
     # ----- assertions helpers -------------------------------------------------------------------------
     def posts(self, method: str, channel: str | None = None) -> list[Call]:
         return [c for c in self.calls_to(method) if channel is None or c.args.get("channel") == channel]
-
 
 
 def message_text(call: Call | Message | dict[str, Any]) -> str:

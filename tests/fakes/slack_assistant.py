@@ -66,11 +66,20 @@ def block_problem(blocks: Any) -> str | None:
         if kind == "section" and len(_text_of(block.get("text"))) > SECTION_TEXT_LIMIT:
             return "section text over 3,000 characters"
         if kind == "context_actions":
-            if not 1 <= len(elements) <= 5 or any(e.get("type") not in ("feedback_buttons", "icon_button")
-                                                   for e in elements):
+            if not 1 <= len(elements) <= 5 or any(
+                e.get("type") not in ("feedback_buttons", "icon_button") for e in elements
+            ):
                 return "context_actions takes 1-5 feedback_buttons/icon_button elements"
-        if kind not in ("section", "context", "actions", "context_actions", "divider", "header", "markdown",
-                        "rich_text"):
+        if kind not in (
+            "section",
+            "context",
+            "actions",
+            "context_actions",
+            "divider",
+            "header",
+            "markdown",
+            "rich_text",
+        ):
             return f"unknown block type {kind!r}"
         for element in elements:
             problem = _element_problem(element) if isinstance(element, dict) else "element is not an object"
@@ -100,8 +109,13 @@ class Message:
 
     @property
     def args(self) -> dict[str, Any]:
-        return {"channel": self.channel, "ts": self.ts, "thread_ts": self.thread_ts, "text": self.text,
-                "blocks": self.blocks}
+        return {
+            "channel": self.channel,
+            "ts": self.ts,
+            "thread_ts": self.thread_ts,
+            "text": self.text,
+            "blocks": self.blocks,
+        }
 
     @property
     def placeholder(self) -> bool:
@@ -186,9 +200,12 @@ class AssistantApiMixin:
         prompts = args.get("prompts")
         if isinstance(prompts, str):
             prompts = json.loads(prompts)
-        if (not args.get("channel_id") or not isinstance(prompts, list)
-                or not 1 <= len(prompts) <= MAX_SUGGESTED_PROMPTS
-                or not all(isinstance(p, dict) and p.get("title") and p.get("message") for p in prompts)):
+        if (
+            not args.get("channel_id")
+            or not isinstance(prompts, list)
+            or not 1 <= len(prompts) <= MAX_SUGGESTED_PROMPTS
+            or not all(isinstance(p, dict) and p.get("title") and p.get("message") for p in prompts)
+        ):
             return {"ok": False, "error": "invalid_arguments"}
         return {"ok": True}
 
@@ -202,16 +219,27 @@ class AssistantApiMixin:
             args, method = call.args, call.method
             if method == "chat.postMessage":
                 ts = str(call.result["ts"])
-                shown[ts] = Message(str(args.get("channel")), ts, args.get("thread_ts"), str(args.get("text") or ""),
-                                    list(args.get("blocks") or []))
+                shown[ts] = Message(
+                    str(args.get("channel")),
+                    ts,
+                    args.get("thread_ts"),
+                    str(args.get("text") or ""),
+                    list(args.get("blocks") or []),
+                )
             elif method == "chat.update" and str(args.get("ts")) in shown:
                 message = shown[str(args["ts"])]
                 message.text, message.blocks = str(args.get("text") or ""), list(args.get("blocks") or [])
                 message.streaming = False
             elif method == "chat.startStream":
                 ts = str(call.result["ts"])
-                shown[ts] = Message(str(args.get("channel")), ts, args.get("thread_ts"),
-                                    str(args.get("markdown_text") or ""), streamed=True, streaming=True)
+                shown[ts] = Message(
+                    str(args.get("channel")),
+                    ts,
+                    args.get("thread_ts"),
+                    str(args.get("markdown_text") or ""),
+                    streamed=True,
+                    streaming=True,
+                )
             elif method == "chat.appendStream" and str(args.get("ts")) in shown:
                 shown[str(args["ts"])].text += str(args.get("markdown_text") or "")
             elif method == "chat.stopStream" and str(args.get("ts")) in shown:

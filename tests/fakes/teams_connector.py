@@ -199,9 +199,7 @@ class FakeTeamsConnector(FakeService):
 
     async def _members(self, request: web.Request) -> web.Response:
         cid = request.match_info["cid"]
-        self.record(
-            "members", {"conversation": cid}, {"Authorization": request.headers.get("Authorization", "")}
-        )
+        self.record("members", {"conversation": cid}, {"Authorization": request.headers.get("Authorization", "")})
         return web.json_response(self.rosters.get(cid, []))
 
     async def _create(self, request: web.Request) -> web.Response:

@@ -82,9 +82,7 @@ class FixtureCorpus:
     settings: CoreSettings
     summary: IngestSummary
 
-    def pipeline(
-        self, generator: object | None = None, **settings_overrides: object
-    ) -> tuple[Pipeline, SpyIndex]:
+    def pipeline(self, generator: object | None = None, **settings_overrides: object) -> tuple[Pipeline, SpyIndex]:
         """A new Pipeline over the shared index, with a spy on the index (and any generator)."""
         spy = SpyIndex(self.index)
         settings = core_settings(self.data_dir, **settings_overrides) if settings_overrides else self.settings

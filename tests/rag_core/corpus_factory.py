@@ -339,7 +339,5 @@ def write_corpus(root: Path, docs: tuple[Doc, ...] = DOCS) -> Path:
         "defaults": {"jurisdiction": "US-ALL", "acl_groups": ["employees"], "language": "en"},
         "documents": [doc.catalog_entry() for doc in docs],
     }
-    (root / "catalog.yaml").write_text(
-        yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
+    (root / "catalog.yaml").write_text(yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return root

@@ -120,7 +120,11 @@ class SpyGenerator:
         return self.inner.model_name
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        history: Sequence[str] = (),
         reading: Reading | None = None,
     ) -> GenerationResult:
         self.calls.append(GenerateCall(question, list(context), list(history)))
@@ -137,7 +141,11 @@ class ScriptedGenerator:
         self.calls: list[GenerateCall] = []
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        history: Sequence[str] = (),
         reading: Reading | None = None,
     ) -> GenerationResult:
         self.calls.append(GenerateCall(question, list(context), list(history)))
@@ -151,7 +159,11 @@ class FailingGenerator:
         self.calls = 0
 
     async def generate(
-        self, question: str, context: Sequence[Candidate], *, history: Sequence[str] = (),
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        history: Sequence[str] = (),
         reading: Reading | None = None,
     ) -> GenerationResult:
         self.calls += 1

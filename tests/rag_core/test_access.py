@@ -201,9 +201,7 @@ def _bad_tokens() -> dict[str, str]:
 @pytest.mark.integration
 @pytest.mark.asyncio(loop_scope="session")
 @pytest.mark.parametrize("kind", sorted(_bad_tokens()))
-async def test_engine_denies_bad_token_before_any_index_read(
-    fixture_corpus: FixtureCorpus, kind: str
-) -> None:
+async def test_engine_denies_bad_token_before_any_index_read(fixture_corpus: FixtureCorpus, kind: str) -> None:
     pipeline, spy = fixture_corpus.pipeline()
     bad = _bad_tokens()[kind]
     with pytest.raises(AccessDenied):

@@ -224,9 +224,7 @@ def test_include_does_not_hide_described_files(tmp_path: Path) -> None:
         ("documents: [\n", "catalog.yaml", "-"),
     ],
 )
-def test_catalog_level_errors_name_catalog_and_field(
-    tmp_path: Path, text: str, file: str, field: str
-) -> None:
+def test_catalog_level_errors_name_catalog_and_field(tmp_path: Path, text: str, file: str, field: str) -> None:
     root = folder(tmp_path, ["a.md"], text)
     with pytest.raises(CatalogError) as info:
         load_catalog(root)

@@ -39,9 +39,7 @@ def test_citation_before_or_after_the_period_is_accepted(text: str) -> None:
 
 
 def test_multiple_citations_on_one_sentence_and_across_sentences() -> None:
-    text = (
-        f"The deductible is $1,250.[^{A}][^{B}] Cleanings are covered twice a year.[^{C}] Copays apply.[^{A}]"
-    )
+    text = f"The deductible is $1,250.[^{A}][^{B}] Cleanings are covered twice a year.[^{C}] Copays apply.[^{A}]"
     kept, cited = ok(text)
     assert kept == text
     assert cited == [A, B, C]  # first-seen order, no duplicates
@@ -77,9 +75,7 @@ def test_a_bare_citation_is_not_a_sentence() -> None:
 
 
 def test_bullets_are_sentences_too() -> None:
-    text = (
-        f"- The deductible is $1,250.[^{A}]\n- You can also get pet insurance.\n* Cleanings are free.[^{C}]"
-    )
+    text = f"- The deductible is $1,250.[^{A}]\n- You can also get pet insurance.\n* Cleanings are free.[^{C}]"
     kept, cited = ok(text)
     assert kept == f"The deductible is $1,250.[^{A}] Cleanings are free.[^{C}]"
     assert cited == [A, C]
@@ -121,9 +117,7 @@ def test_tricky_link_targets_are_removed(url: str) -> None:
 
 
 def test_links_to_the_documents_own_host_are_kept() -> None:
-    text = (
-        f"Read [the plan summary](https://hr.fabrikam.example/policies/medical-plan-2026.pdf#page=2).[^{A}]"
-    )
+    text = f"Read [the plan summary](https://hr.fabrikam.example/policies/medical-plan-2026.pdf#page=2).[^{A}]"
     kept, _ = ok(text)
     assert kept == text
     # The host match ignores case.
@@ -158,9 +152,7 @@ def test_bare_url_after_an_opening_parenthesis_and_a_word_is_removed() -> None:
 
 
 def test_no_allowed_hosts_when_sources_are_local_files() -> None:
-    result = validate(
-        f"See [the plan](https://hr.fabrikam.example/x).[^{A}]", IDS, ["file:///srv/corpus/medical.pdf"]
-    )
+    result = validate(f"See [the plan](https://hr.fabrikam.example/x).[^{A}]", IDS, ["file:///srv/corpus/medical.pdf"])
     assert result.text == f"See the plan.[^{A}]"
 
 
@@ -174,9 +166,7 @@ def test_strip_unsafe_links_counts_what_it_removed() -> None:
     assert "[d](https://ok.example/d)" in text
 
 
-@pytest.mark.parametrize(
-    "text", ["INSUFFICIENT_CONTEXT", "  insufficient_context\n", "INSUFFICIENT_CONTEXT."]
-)
+@pytest.mark.parametrize("text", ["INSUFFICIENT_CONTEXT", "  insufficient_context\n", "INSUFFICIENT_CONTEXT."])
 def test_insufficient_context_abstains_no_supported_claims(text: str) -> None:
     result = validate(text, IDS, URIS)
     assert result.rejected == AbstainReason.NO_SUPPORTED_CLAIMS

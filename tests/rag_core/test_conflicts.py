@@ -38,9 +38,7 @@ def test_amount_formats_are_normalised_before_comparing() -> None:
 
 
 def test_individual_and_family_amounts_in_one_sentence_are_not_a_conflict() -> None:
-    a = candidate(
-        "hmo-2026_p1_c00", "The out-of-pocket maximum is $6,000 for an individual and $12,000 for a family."
-    )
+    a = candidate("hmo-2026_p1_c00", "The out-of-pocket maximum is $6,000 for an individual and $12,000 for a family.")
     assert find_amount_conflicts(OOP_Q, [a]) == []
     # Nor when another section repeats one of the two amounts.
     b = candidate("hmo-2026_p2_c00", "Once you pay the out-of-pocket maximum of $6,000, the plan pays 100%.")
@@ -50,8 +48,7 @@ def test_individual_and_family_amounts_in_one_sentence_are_not_a_conflict() -> N
 def test_different_amounts_in_one_chunk_are_not_flagged() -> None:
     a = candidate(
         "hmo-2026_p1_c00",
-        "The out-of-pocket maximum is $6,000 in network.\n"
-        "The out-of-pocket maximum is $12,000 out of network.",
+        "The out-of-pocket maximum is $6,000 in network.\nThe out-of-pocket maximum is $12,000 out of network.",
     )
     assert find_amount_conflicts(OOP_Q, [a]) == []
 
@@ -97,8 +94,7 @@ def test_conflict_is_found_when_only_one_sentence_repeats_the_plan_name() -> Non
     a = candidate("hmo-2026_p1_c00", "The HMO out-of-pocket maximum is $6,000 per person each plan year.")
     b = candidate(
         "hmo-2026_p3_c02",
-        "Once you reach the out-of-pocket maximum of $6,350 per person, "
-        "the plan pays 100% of covered services.",
+        "Once you reach the out-of-pocket maximum of $6,350 per person, the plan pays 100% of covered services.",
     )
     question = "What is the HMO out-of-pocket maximum?"
     assert len(amount_claims(question, [a, b])) == 2  # both sentences answer the question...
@@ -110,13 +106,10 @@ def test_conflict_is_found_when_only_one_sentence_repeats_the_plan_name() -> Non
 # "What is the individual deductible for the HDHP?") get the "documents state different amounts"
 # notice and a padded answer, although the documents agree.
 
-COPAY_ROW = (
-    "Benefit (in-network): Copay - primary care visit; PPO Plan: $25; HDHP with HSA: 20% after deductible."
-)
+COPAY_ROW = "Benefit (in-network): Copay - primary care visit; PPO Plan: $25; HDHP with HSA: 20% after deductible."
 URGENT_ROW = "Benefit (in-network): Urgent care; PPO Plan: $75 copay; HDHP with HSA: 20% after deductible."
 DEDUCTIBLE_ROW = (
-    "Benefit (in-network): Deductible (individual / family); PPO Plan: $1,250 / $2,500; "
-    "HDHP with HSA: $1,700 / $3,400."
+    "Benefit (in-network): Deductible (individual / family); PPO Plan: $1,250 / $2,500; HDHP with HSA: $1,700 / $3,400."
 )
 
 
@@ -137,8 +130,7 @@ def test_terms_at_the_other_end_of_a_sentence_do_not_make_a_claim() -> None:
     )
     ppo = candidate(
         "medical-plan-2026_p1_c02",
-        "The family deductible is embedded: no single person pays more than the $1,250 individual "
-        "deductible.",
+        "The family deductible is embedded: no single person pays more than the $1,250 individual deductible.",
         policy_id="medical-plan",
     )
     assert find_amount_conflicts("What's the PPO deductible for individual coverage?", [hdhp, ppo]) == []

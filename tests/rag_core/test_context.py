@@ -14,8 +14,9 @@ pytestmark = pytest.mark.unit
 def test_the_stored_token_count_is_the_budget() -> None:
     big = candidate("a_p1_c00", "short text").model_copy(update={"token_count": 1500})
     small = candidate("b_p1_c00", "short text").model_copy(update={"token_count": 200})
-    chosen = select_context([big, small, small.model_copy(update={"chunk_id": "c_p1_c00"})],
-                            cutoff=0.5, max_tokens=1600)
+    chosen = select_context(
+        [big, small, small.model_copy(update={"chunk_id": "c_p1_c00"})], cutoff=0.5, max_tokens=1600
+    )
     assert [c.chunk_id for c in chosen] == ["a_p1_c00"]  # 1500 + 200 would overflow 1600
 
 

@@ -39,9 +39,12 @@ def corpus(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "health.md").write_text(
         "# Health Benefits 2026\n\n## Hearing Aids\n\nThe health plan reimburses hearing aids up to $1,800 "
-        "every three years.\n", encoding="utf-8")
-    (root / "perks-ca.md").write_text("# California Perks\n\nCalifornia staff get a $40 gym stipend.\n",
-                                      encoding="utf-8")
+        "every three years.\n",
+        encoding="utf-8",
+    )
+    (root / "perks-ca.md").write_text(
+        "# California Perks\n\nCalifornia staff get a $40 gym stipend.\n", encoding="utf-8"
+    )
     (root / "perks-ca-lower.md").write_text("# Perks\n\nA different perks document.\n", encoding="utf-8")
     (root / "catalog.yaml").write_text(CATALOG, encoding="utf-8")
     return root
@@ -58,8 +61,13 @@ def test_catalog_accepts_the_spec_ids_case_sensitively(tmp_path: Path) -> None:
 @pytest.mark.unit
 @pytest.mark.parametrize(
     ("chunk_id", "parsed"),
-    [("BEN-2026-HLTH-01_p14_c02", ("BEN-2026-HLTH-01", 14)), ("plan_p2_p1_c00", ("plan_p2", 1)),
-     ("a.b_c-D_p3_c10", ("a.b_c-D", 3)), ("no-page", None), ("doc_p1", None)],
+    [
+        ("BEN-2026-HLTH-01_p14_c02", ("BEN-2026-HLTH-01", 14)),
+        ("plan_p2_p1_c00", ("plan_p2", 1)),
+        ("a.b_c-D_p3_c10", ("a.b_c-D", 3)),
+        ("no-page", None),
+        ("doc_p1", None),
+    ],
 )
 def test_chunk_ids_parse_back_to_document_and_page(chunk_id: str, parsed: tuple[str, int] | None) -> None:
     assert split_chunk_id(chunk_id) == parsed

@@ -73,11 +73,30 @@ def foreign_links(draw: st.DrawFn) -> tuple[str, str]:
     path = draw(paths)
     scheme = draw(st.sampled_from(SCHEMES))
     url = f"{draw(st.sampled_from(GLUE))}{scheme}{spelled}{path}"
-    shape = draw(st.sampled_from([
-        "bare-domain", "url", "glued-url", "www", "markdown", "markdown-two-urls", "foreign-label",
-        "slack", "autolink", "image", "email", "mailto", "userinfo", "backslash", "redirect", "title",
-        "html", "reference",
-    ]))
+    shape = draw(
+        st.sampled_from(
+            [
+                "bare-domain",
+                "url",
+                "glued-url",
+                "www",
+                "markdown",
+                "markdown-two-urls",
+                "foreign-label",
+                "slack",
+                "autolink",
+                "image",
+                "email",
+                "mailto",
+                "userinfo",
+                "backslash",
+                "redirect",
+                "title",
+                "html",
+                "reference",
+            ]
+        )
+    )
     links = {
         "bare-domain": f"{spelled}{path}",
         "url": f"{scheme}{spelled}{path}",
@@ -101,14 +120,16 @@ def foreign_links(draw: st.DrawFn) -> tuple[str, str]:
     return links[shape], label
 
 
-sentence_templates = st.sampled_from([
-    "Activate your account at {link} before January 15.[^{c}]",
-    "Activate your account at {link}.[^{c}]",
-    "See {link}[^{c}]",
-    "({link}) lists the pharmacies.[^{c}]",
-    "Pharmacies:{link}, every state.[^{c}]",
-    "{link}",
-])
+sentence_templates = st.sampled_from(
+    [
+        "Activate your account at {link} before January 15.[^{c}]",
+        "Activate your account at {link}.[^{c}]",
+        "See {link}[^{c}]",
+        "({link}) lists the pharmacies.[^{c}]",
+        "Pharmacies:{link}, every state.[^{c}]",
+        "{link}",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -132,23 +153,27 @@ def test_the_validator_applies_the_policy(link: tuple[str, str], template: str) 
     assert label not in visible(result.text)
 
 
-allowed_links = st.sampled_from([
-    OWN_URL,
-    f"https://{OWN}/handbook#pto",
-    f"https://{HR}/contact",
-    f"[the plan summary]({OWN_URL})",
-    f"[HR](https://{HR}/contact)",
-    f"https://sub.{OWN}/x",
-    "hr@fabrikam.example",
-    f"{OWN}/contact",
-])
-prose = st.sampled_from([
-    "The plan covers 80% of costs (e.g. U.S. employees) from 6 a.m. to 9 p.m.",
-    "Section 3.2 applies; see version 2026.1 and Form W-2.",
-    "Call 1-800-555-0177, option 2, or write to Benefits.",
-    "Personal data: kept for 7 years. Claim file: reviewed within 30 days.",
-    "The 401(k) match is 100% of the first 6.5% of pay.",
-])
+allowed_links = st.sampled_from(
+    [
+        OWN_URL,
+        f"https://{OWN}/handbook#pto",
+        f"https://{HR}/contact",
+        f"[the plan summary]({OWN_URL})",
+        f"[HR](https://{HR}/contact)",
+        f"https://sub.{OWN}/x",
+        "hr@fabrikam.example",
+        f"{OWN}/contact",
+    ]
+)
+prose = st.sampled_from(
+    [
+        "The plan covers 80% of costs (e.g. U.S. employees) from 6 a.m. to 9 p.m.",
+        "Section 3.2 applies; see version 2026.1 and Form W-2.",
+        "Call 1-800-555-0177, option 2, or write to Benefits.",
+        "Personal data: kept for 7 years. Claim file: reviewed within 30 days.",
+        "The 401(k) match is 100% of the first 6.5% of pay.",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -196,8 +221,15 @@ def test_host_of_reads_hosts_as_a_browser_does(url: str, host: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "domain"),
-    [("evil.example", True), ("plan.zip", True), ("evil.co.uk", True), ("form.pdf", False), ("U.S", False),
-     ("covered.Employees", False), ("2026.1", False)],
+    [
+        ("evil.example", True),
+        ("plan.zip", True),
+        ("evil.co.uk", True),
+        ("form.pdf", False),
+        ("U.S", False),
+        ("covered.Employees", False),
+        ("2026.1", False),
+    ],
 )
 def test_is_domain_knows_public_suffixes_and_reserved_names(name: str, domain: bool) -> None:
     assert is_domain(name) is domain

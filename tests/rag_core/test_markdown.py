@@ -17,8 +17,10 @@ pytestmark = pytest.mark.unit
         ("Tuition reimbursement is up to **$6,000** a year.", "Tuition reimbursement is up to $6,000 a year."),
         ("- **Annual amount:** 80 hours", "- Annual amount: 80 hours"),
         ("Use the __HR Portal__ or *email* HR.", "Use the HR Portal or email HR."),
-        ("See [the HR Portal](https://hr.fabrikam.example/portal).",
-         "See the HR Portal (https://hr.fabrikam.example/portal)."),
+        (
+            "See [the HR Portal](https://hr.fabrikam.example/portal).",
+            "See the HR Portal (https://hr.fabrikam.example/portal).",
+        ),
         ("Go to [https://hr.fabrikam.example](https://hr.fabrikam.example).", "Go to https://hr.fabrikam.example."),
         ("Write to <mailto:hr@fabrikam.example>.", "Write to mailto:hr@fabrikam.example."),
         ("Rates ![rate sheet](https://evil.example.net/x.png) apply.", "Rates apply."),

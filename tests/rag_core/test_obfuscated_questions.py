@@ -40,8 +40,7 @@ async def test_phrasing_never_changes_what_an_outsider_may_see(fixture_corpus: F
 
 @pytest.mark.integration
 @pytest.mark.parametrize("group", ["executives", "hr-admins"])
-async def test_every_call_of_every_variant_carries_the_askers_filter(fixture_corpus: FixtureCorpus,
-                                                                     group: str) -> None:
+async def test_every_call_of_every_variant_carries_the_askers_filter(fixture_corpus: FixtureCorpus, group: str) -> None:
     for question, history in variants(CANARY_QUESTIONS[group]):
         pipeline, spy = fixture_corpus.pipeline()
         await pipeline.answer(question, token(["employees"]), history=history)

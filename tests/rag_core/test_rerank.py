@@ -80,8 +80,9 @@ class FakeCohere:
             return web.json_response({"message": "boom"}, status=self.status)
         # Most relevant first: the document that mentions "deductible".
         order = sorted(range(len(body["documents"])), key=lambda i: "deductible" not in body["documents"][i])
-        return web.json_response({"results": [{"index": i, "relevance_score": 1.0 - n / 10}
-                                              for n, i in enumerate(order)]})
+        return web.json_response(
+            {"results": [{"index": i, "relevance_score": 1.0 - n / 10} for n, i in enumerate(order)]}
+        )
 
 
 @pytest.fixture

@@ -45,8 +45,12 @@ def test_the_window_is_the_header_plus_the_part_that_matches_the_question(cross:
 @pytest.mark.integration
 async def test_the_cross_encoder_lifts_the_answer_within_the_head_and_keeps_the_tail(cross: CrossEncoder) -> None:
     candidates = [
-        scored("a_p1_c00", f"Specialist doctors in the network are listed in the provider directory. {FILLER}", 0.80,
-               heading="Finding a specialist"),
+        scored(
+            "a_p1_c00",
+            f"Specialist doctors in the network are listed in the provider directory. {FILLER}",
+            0.80,
+            heading="Finding a specialist",
+        ),
         scored("b_p1_c00", "Vision exams are covered once a year at no cost to members.", 0.78),
         scored("c_p1_c00", f"{FILLER} A specialist visit costs a $60 copay after the deductible.", 0.75),
         scored("d_p1_c00", "A specialist visit costs a $60 copay.", 0.60),  # outside the head: not read
@@ -63,19 +67,24 @@ async def test_the_cross_encoder_lifts_the_answer_within_the_head_and_keeps_the_
 
 @pytest.mark.integration
 async def test_a_large_base_weight_follows_the_base_order(cross: CrossEncoder) -> None:
-    candidates = [scored("a_p1_c00", "Vision exams are covered once a year.", 0.9),
-                  scored("b_p1_c00", "A specialist visit costs a $60 copay.", 0.5)]
+    candidates = [
+        scored("a_p1_c00", "Vision exams are covered once a year.", 0.9),
+        scored("b_p1_c00", "A specialist visit costs a $60 copay.", 0.5),
+    ]
     ranked = await CrossEncoderRerank(cross, top_n=2, base_weight=100.0).rerank(QUESTION, candidates)
     assert [c.chunk_id for c in ranked] == ["a_p1_c00", "b_p1_c00"]
     assert [c.chunk_id for c in await CrossEncoderRerank(cross, top_n=2).rerank(QUESTION, candidates)] == [
-        "b_p1_c00", "a_p1_c00"]
+        "b_p1_c00",
+        "a_p1_c00",
+    ]
 
 
 @pytest.mark.integration
 def test_reranker_cross_is_built_over_the_right_base_order() -> None:
     with network_disabled():
-        reranker = build_reranker(CoreSettings(_env_file=None, RERANKER="cross", CROSS_RERANK_TOP_N=5,
-                                               CROSS_RERANK_WINDOW=96))
+        reranker = build_reranker(
+            CoreSettings(_env_file=None, RERANKER="cross", CROSS_RERANK_TOP_N=5, CROSS_RERANK_WINDOW=96)
+        )
         assert isinstance(reranker, CrossEncoderRerank)
         assert (reranker.top_n, reranker.window.pieces) == (5, 96)
         assert isinstance(reranker.base, LateDenseBlend)

@@ -70,8 +70,9 @@ async def test_candidates_carry_maxsim_fused_and_dense_scores(fixture_corpus: Fi
         for candidate in candidates:
             # late_score: MaxSim of the stored (float16) token vectors, per question token.
             document = np.asarray(token_vectors(late.encode_documents([candidate.content])[0]))
-            assert candidate.late_score == pytest.approx(ColbertEncoder.max_sim(query, document) / len(query),
-                                                         abs=2e-3), candidate.chunk_id
+            assert candidate.late_score == pytest.approx(
+                ColbertEncoder.max_sim(query, document) / len(query), abs=2e-3
+            ), candidate.chunk_id
             assert -1.0 <= candidate.late_score <= 1.0
             # dense_score: still the cosine to the question (the gate's input); fused: an RRF score.
             chunk = np.asarray((await fixture_corpus.embedder.embed_documents([candidate.content]))[0])

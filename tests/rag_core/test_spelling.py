@@ -8,8 +8,17 @@ import pytest
 from rag_core.settings import CoreSettings
 from rag_core.spelling import QueryCorrector, is_dictionary_word
 
-VOCABULARY = {"health": 40, "hearing": 6, "services": 12, "general": 9, "call": 7, "permiso": 5,
-              "parental": 8, "deductible": 20, "dental": 10}
+VOCABULARY = {
+    "health": 40,
+    "hearing": 6,
+    "services": 12,
+    "general": 9,
+    "call": 7,
+    "permiso": 5,
+    "parental": 8,
+    "deductible": 20,
+    "dental": 10,
+}
 
 
 @pytest.fixture
@@ -17,19 +26,25 @@ def corrector() -> QueryCorrector:
     return QueryCorrector(VOCABULARY)
 
 
-@pytest.mark.parametrize(("typed", "meant"), [
-    ("Does Northwind Helth cover it?", "Does Northwind health cover it?"),
-    ("What hearin servises are covered?", "What hearing services are covered?"),
-    ("how much is the dentl deductable", "how much is the dental deductible"),
-])
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("Does Northwind Helth cover it?", "Does Northwind health cover it?"),
+        ("What hearin servises are covered?", "What hearing services are covered?"),
+        ("how much is the dentl deductable", "how much is the dental deductible"),
+    ],
+)
 def test_typos_become_the_documents_words(corrector: QueryCorrector, typed: str, meant: str) -> None:
     assert corrector.correct(typed) == meant
 
 
-@pytest.mark.parametrize("question", [
-    "How much does Fabrikam reimburse for a funeral?",  # not "general"
-    "Does Fabrikam pay my cell phone bill?",  # not "call"
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much does Fabrikam reimburse for a funeral?",  # not "general"
+        "Does Fabrikam pay my cell phone bill?",  # not "call"
+    ],
+)
 def test_real_words_the_documents_lack_are_not_corrected(corrector: QueryCorrector, question: str) -> None:
     assert corrector.correct(question) == question
 

@@ -23,8 +23,19 @@ from tests.fakes.answer_service import FakeAnswerService
 pytestmark = pytest.mark.integration
 
 ADMIN_TOKEN = "playground-admin-token-0123456789abcdef"
-STAGES = ("scope", "rewrite", "embed", "retrieve", "gate", "rerank", "context", "precedence", "generate",
-          "validate", "amounts")
+STAGES = (
+    "scope",
+    "rewrite",
+    "embed",
+    "retrieve",
+    "gate",
+    "rerank",
+    "context",
+    "precedence",
+    "generate",
+    "validate",
+    "amounts",
+)
 
 
 def fake() -> FakeAnswerService:
@@ -157,8 +168,8 @@ async def test_an_answer_as_both_surfaces_with_sources_and_why(sample: DevApp) -
 @pytest.mark.slow
 async def test_an_abstention_names_the_stage_that_decided(sample: DevApp) -> None:
     fragment = await sample.ask("Is pet insurance covered?")
-    assert 'data-outcome="abstained"' in fragment and "low_similarity, decided by the gate stage" in fragment
-    assert text_of(fragment, "decided-by").strip() == "gate"
+    assert 'data-outcome="abstained"' in fragment and "low_similarity, decided by the answerable stage" in fragment
+    assert text_of(fragment, "decided-by").strip() == "answerable"
     assert "Words no visible document has" in fragment and "pet" in fragment
     assert 'id="sources"' not in fragment  # an abstention shows no sources
 
@@ -241,8 +252,9 @@ def elements(markup: str) -> list[tuple[str, dict[str, str | None]]]:
 async def test_document_text_is_escaped_everywhere(hostile: DevApp) -> None:
     fragment = await hostile.ask("How much is the gym reimbursement?")
     assert 'data-outcome="answered"' in fragment
-    page = await (await hostile.post_form("/playground/ask", {"question": "gym reimbursement?",
-                                                                "groups": "employees"})).text()
+    page = await (
+        await hostile.post_form("/playground/ask", {"question": "gym reimbursement?", "groups": "employees"})
+    ).text()
     for markup in (fragment, page):  # what the script inserts, and the no-script full page
         built = elements(markup)
         assert not [tag for tag, _ in built if tag in ("img", "b", "iframe", "object")]

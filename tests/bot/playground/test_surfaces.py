@@ -16,9 +16,23 @@ HOSTILE = "<script>alert(1)</script> & <img src=x onerror=alert(2)>"
 
 
 def reply(text: str, title: str = "Dental Plan") -> Reply:
-    answer = Answer(query_id="q1", answer=f"{text} [^dental_p2_c00]", abstained=False, hr_contact="https://hr.x/c",
-                    model="m", citations=[Citation(chunk_id="dental_p2_c00", document_id="dental", title=title,
-                                                   page=2, source_uri="https://hr.x/dental.pdf", score=0.9)])
+    answer = Answer(
+        query_id="q1",
+        answer=f"{text} [^dental_p2_c00]",
+        abstained=False,
+        hr_contact="https://hr.x/c",
+        model="m",
+        citations=[
+            Citation(
+                chunk_id="dental_p2_c00",
+                document_id="dental",
+                title=title,
+                page=2,
+                source_uri="https://hr.x/dental.pdf",
+                score=0.9,
+            )
+        ],
+    )
     return Reply(ReplyKind.ANSWER, answer.answer, "https://hr.x/c", "q1", answer)
 
 
@@ -60,6 +74,18 @@ def test_the_real_teams_card_renders_escaped() -> None:
 def test_unknown_elements_are_named_not_dropped() -> None:
     assert "[rich_text block]" in slack_html([{"type": "rich_text", "elements": []}])
     assert "[Media]" in adaptive_card_html({"body": [{"type": "Media"}]})
-    cited = teams_html({"entities": [{"citation": [{"position": 1, "appearance": {
-        "name": "Dental <b>", "url": "https://hr.x/d.pdf", "abstract": "<i>x</i>"}}]}]})
+    cited = teams_html(
+        {
+            "entities": [
+                {
+                    "citation": [
+                        {
+                            "position": 1,
+                            "appearance": {"name": "Dental <b>", "url": "https://hr.x/d.pdf", "abstract": "<i>x</i>"},
+                        }
+                    ]
+                }
+            ]
+        }
+    )
     assert "Dental &lt;b&gt;" in cited and "&lt;i&gt;" in cited and '<a href="https://hr.x/d.pdf"' in cited

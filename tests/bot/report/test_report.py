@@ -36,19 +36,24 @@ async def ask(dev: DevApp, question: str, user: str = ASKER) -> str:
 
 
 async def thumbs_down(dev: DevApp, query_id: str, user: str = ASKER) -> None:
-    click = {"type": "block_actions", "user": {"id": user}, "actions": [{"action_id": FEEDBACK_DOWN,
-                                                                          "value": query_id}]}
+    click = {
+        "type": "block_actions",
+        "user": {"id": user},
+        "actions": [{"action_id": FEEDBACK_DOWN, "value": query_id}],
+    }
     assert (await dev.post_form("/slack/events", {"payload": json.dumps(click)})).status == 200
 
 
 async def start(**overrides: Any) -> DevApp:
-    return await start_dev(FakeAnswerService(key="test-rbac-signing-key"), BENEFITSBOT_TODAY=TODAY.isoformat(),
-                           **overrides)
+    return await start_dev(
+        FakeAnswerService(key="test-rbac-signing-key"), BENEFITSBOT_TODAY=TODAY.isoformat(), **overrides
+    )
 
 
 async def report_of(dev: DevApp, days: int = 7) -> dict[str, Any]:
-    report = await build_report(dev.parts.store, days=days, today=TODAY,
-                                questions_stored=dev.parts.settings.report_store_questions)
+    report = await build_report(
+        dev.parts.store, days=days, today=TODAY, questions_stored=dev.parts.settings.report_store_questions
+    )
     return report.to_json()
 
 
@@ -65,11 +70,20 @@ async def test_abstentions_and_thumbs_down_by_topic() -> None:
 
         report = await report_of(dev)
         assert (report["asked"], report["answered"], report["abstained"], report["thumbs_down"]) == (
-            3, 1, {"low_similarity": 2}, 2)
+            3,
+            1,
+            {"low_similarity": 2},
+            2,
+        )
         by_topic = {tuple(t["topic"]): t for t in report["topics"]}
         assert by_topic[("insurance", "pet")]["abstained"] == {"low_similarity": 2}
-        assert by_topic[("dental",)] == {"topic": ["dental"], "asked": 1, "abstained": {}, "thumbs_down": 2,
-                                         "questions": []}
+        assert by_topic[("dental",)] == {
+            "topic": ["dental"],
+            "asked": 1,
+            "abstained": {},
+            "thumbs_down": 2,
+            "questions": [],
+        }
         assert report["topics"][0]["topic"] == ["insurance", "pet"]  # the most unanswered first
 
         page = await (await dev.client.get("/report?days=7")).text()
@@ -97,8 +111,9 @@ async def test_nothing_identifies_the_asker_and_no_question_text_by_default() ->
 
 
 async def test_question_text_only_with_the_opt_in_and_every_key_expires(redis_server: RedisServer) -> None:
-    dev = await start(REDIS_URL=redis_server.url, REPORT_STORE_QUESTIONS=True, REPORT_QUESTION_DAYS=3,
-                      REPORT_RETENTION_DAYS=30)
+    dev = await start(
+        REDIS_URL=redis_server.url, REPORT_STORE_QUESTIONS=True, REPORT_QUESTION_DAYS=3, REPORT_RETENTION_DAYS=30
+    )
     redis = aioredis.from_url(redis_server.url, decode_responses=True)
     try:
         await ask(dev, "Is pet insurance covered?")
@@ -127,8 +142,9 @@ def test_question_retention_is_bounded() -> None:
         make_settings(REPORT_QUESTION_DAYS=31)
 
 
-def test_report_command(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch,
-                        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_report_command(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     import asyncio
 
     async def populate() -> None:

@@ -18,8 +18,16 @@ from tests.fakes.slack_api import TEAM_ID, message_text
 pytestmark = pytest.mark.integration
 
 TWO_SENTENCES = "What is the dental deductible and the vision eye exam?"  # the fake answers from two documents
-ANSWER_CALLS = ("assistant.threads.setStatus", "assistant.threads.setTitle", "chat.startStream",
-                "chat.appendStream", "chat.stopStream", "chat.postMessage", "chat.update", "chat.delete")
+ANSWER_CALLS = (
+    "assistant.threads.setStatus",
+    "assistant.threads.setTitle",
+    "chat.startStream",
+    "chat.appendStream",
+    "chat.stopStream",
+    "chat.postMessage",
+    "chat.update",
+    "chat.delete",
+)
 
 
 def answer_calls(slack: SlackHarness) -> list[str]:
@@ -42,8 +50,13 @@ async def test_a_dm_shows_status_then_streams_the_answer_with_feedback(slack: Sl
     await slack.drain()
 
     calls = answer_calls(slack)
-    assert calls == ["assistant.threads.setStatus", "assistant.threads.setTitle", "chat.startStream",
-                     "chat.appendStream", "chat.stopStream"]
+    assert calls == [
+        "assistant.threads.setStatus",
+        "assistant.threads.setTitle",
+        "chat.startStream",
+        "chat.appendStream",
+        "chat.stopStream",
+    ]
     [status] = slack.fake.calls_to("assistant.threads.setStatus")
     assert status.args == {"channel_id": f"D{EMP}", "thread_ts": event["ts"], "status": STATUS_TEXT}
     [title] = slack.fake.calls_to("assistant.threads.setTitle")
@@ -118,8 +131,7 @@ async def test_a_refused_stream_posts_the_answer_and_is_not_tried_again(slack: S
         await slack.send_event(slack.dm(EMP, question))
         await slack.drain()
     assert len(slack.fake.calls_to("chat.startStream")) == 1
-    assert answer_calls(slack)[-3:] == ["assistant.threads.setStatus", "assistant.threads.setTitle",
-                                        "chat.postMessage"]
+    assert answer_calls(slack)[-3:] == ["assistant.threads.setStatus", "assistant.threads.setTitle", "chat.postMessage"]
     answers = slack.fake.answers(f"D{EMP}")
     assert len(answers) == 2 and len(slack.fake.messages()) == 2
     assert all(any(b["type"] == "context_actions" for b in a.blocks) for a in answers)
@@ -172,10 +184,18 @@ async def test_an_answer_too_long_to_stream_is_posted_in_sections(slack: SlackHa
 
 
 async def test_opening_the_agent_dm_suggests_the_configured_prompts(slack: SlackHarness) -> None:
-    await slack.send_event({"type": "app_home_opened", "user": EMP, "channel": f"D{EMP}", "tab": "messages",
-                            "event_ts": "1710000000.000001"})
-    await slack.send_event({"type": "app_home_opened", "user": EMP, "channel": f"D{EMP}", "tab": "home",
-                            "event_ts": "1710000000.000002"})
+    await slack.send_event(
+        {
+            "type": "app_home_opened",
+            "user": EMP,
+            "channel": f"D{EMP}",
+            "tab": "messages",
+            "event_ts": "1710000000.000001",
+        }
+    )
+    await slack.send_event(
+        {"type": "app_home_opened", "user": EMP, "channel": f"D{EMP}", "tab": "home", "event_ts": "1710000000.000002"}
+    )
     await slack.drain()
     [call] = slack.fake.calls_to("assistant.threads.setSuggestedPrompts")
     assert call.args["channel_id"] == f"D{EMP}" and "thread_ts" not in call.args
@@ -187,24 +207,43 @@ async def test_the_assistant_view_thread_gets_prompts_then_answers() -> None:
     h = await start_slack({"SUGGESTED_PROMPTS": ["How much is the dental deductible?"]})
     try:
         thread_ts = "1710000000.000500"
-        await h.send_event({
-            "type": "assistant_thread_started",
-            "assistant_thread": {"user_id": EMP, "channel_id": f"D{EMP}", "thread_ts": thread_ts,
-                                 "context": {"channel_id": "CMIXED", "team_id": TEAM_ID}},
-            "event_ts": thread_ts,
-        })
-        await h.send_event({"type": "assistant_thread_context_changed",
-                            "assistant_thread": {"user_id": EMP, "channel_id": f"D{EMP}", "thread_ts": thread_ts,
-                                                 "context": {"channel_id": "CEXECONLY", "team_id": TEAM_ID}},
-                            "event_ts": "1710000000.000501"})
+        await h.send_event(
+            {
+                "type": "assistant_thread_started",
+                "assistant_thread": {
+                    "user_id": EMP,
+                    "channel_id": f"D{EMP}",
+                    "thread_ts": thread_ts,
+                    "context": {"channel_id": "CMIXED", "team_id": TEAM_ID},
+                },
+                "event_ts": thread_ts,
+            }
+        )
+        await h.send_event(
+            {
+                "type": "assistant_thread_context_changed",
+                "assistant_thread": {
+                    "user_id": EMP,
+                    "channel_id": f"D{EMP}",
+                    "thread_ts": thread_ts,
+                    "context": {"channel_id": "CEXECONLY", "team_id": TEAM_ID},
+                },
+                "event_ts": "1710000000.000501",
+            }
+        )
         await h.send_event(h.dm(EMP, "How much is the dental deductible?", thread_ts=thread_ts))
         await h.drain()
         [prompts] = h.fake.calls_to("assistant.threads.setSuggestedPrompts")
         assert prompts.args["thread_ts"] == thread_ts
-        assert prompts.args["prompts"] == [{"title": "How much is the dental deductible?",
-                                            "message": "How much is the dental deductible?"}]
-        assert answer_calls(h) == ["assistant.threads.setStatus", "assistant.threads.setTitle", "chat.startStream",
-                                   "chat.stopStream"]
+        assert prompts.args["prompts"] == [
+            {"title": "How much is the dental deductible?", "message": "How much is the dental deductible?"}
+        ]
+        assert answer_calls(h) == [
+            "assistant.threads.setStatus",
+            "assistant.threads.setTitle",
+            "chat.startStream",
+            "chat.stopStream",
+        ]
         assert h.fake.calls_to("conversations.history") == []  # the viewed channel is not stored or read
         assert h.service.calls[0].question == "How much is the dental deductible?"
         assert "$50" in one_final_answer(h, f"D{EMP}").text
@@ -215,8 +254,15 @@ async def test_the_assistant_view_thread_gets_prompts_then_answers() -> None:
 async def test_no_prompts_configured_means_no_call() -> None:
     h = await start_slack({"SUGGESTED_PROMPTS": []})
     try:
-        await h.send_event({"type": "app_home_opened", "user": EMP, "channel": f"D{EMP}", "tab": "messages",
-                            "event_ts": "1710000000.000001"})
+        await h.send_event(
+            {
+                "type": "app_home_opened",
+                "user": EMP,
+                "channel": f"D{EMP}",
+                "tab": "messages",
+                "event_ts": "1710000000.000001",
+            }
+        )
         await h.drain()
         assert h.fake.calls_to("assistant.threads.setSuggestedPrompts") == []
     finally:
@@ -224,9 +270,15 @@ async def test_no_prompts_configured_means_no_call() -> None:
 
 
 async def test_app_context_changed_is_acknowledged_and_ignored(slack: SlackHarness) -> None:
-    resp = await slack.send_event({"type": "app_context_changed", "user": EMP, "channel": f"D{EMP}",
-                                   "context": {"entities": [{"type": "slack#/types/channel_id", "value": "CMIXED"}]},
-                                   "event_ts": "1710000000.000009"})
+    resp = await slack.send_event(
+        {
+            "type": "app_context_changed",
+            "user": EMP,
+            "channel": f"D{EMP}",
+            "context": {"entities": [{"type": "slack#/types/channel_id", "value": "CMIXED"}]},
+            "event_ts": "1710000000.000009",
+        }
+    )
     assert resp.status == 200
     await slack.drain()
     assert answer_calls(slack) == [] and slack.service.calls == []

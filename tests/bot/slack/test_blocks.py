@@ -100,31 +100,54 @@ FOOTER = "AI-generated; the plan documents govern."
 
 
 def test_the_footer_closes_an_answer_and_only_an_answer() -> None:
-    a = Answer(answer="Yes.[^c1]", abstained=False, hr_contact=HR, model="m",
-               citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)])
+    a = Answer(
+        answer="Yes.[^c1]",
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)],
+    )
     blocks = closing_blocks(Reply(ReplyKind.ANSWER, a.answer, HR, "q1", a, footer=FOOTER))
     assert [b["type"] for b in blocks][-3:] == ["context", "context", "context_actions"]  # HR, footer, feedback
     assert FOOTER in json.dumps(blocks)
-    no = Answer(answer="I couldn't find this.", abstained=True, abstain_reason=AbstainReason.LOW_SIMILARITY,
-                hr_contact=HR, model="m")
+    no = Answer(
+        answer="I couldn't find this.",
+        abstained=True,
+        abstain_reason=AbstainReason.LOW_SIMILARITY,
+        hr_contact=HR,
+        model="m",
+    )
     assert FOOTER not in json.dumps(render(Reply(ReplyKind.ANSWER, no.answer, HR, "q2", no))[1])
 
 
 def test_an_abstention_shows_its_help_above_the_hr_contact() -> None:
-    detail = AbstainDetail(conflicting=(
-        DocumentRef(document_id="a", title="US <Leave>", effective_date="2026-01-01"),
-        DocumentRef(document_id="b", title="NY Leave", effective_date="2026-01-01"),
-    ))
-    a = Answer(answer="They conflict.", abstained=True, abstain_reason=AbstainReason.CONFLICT, hr_contact=HR,
-               model="m", abstain_detail=detail)
+    detail = AbstainDetail(
+        conflicting=(
+            DocumentRef(document_id="a", title="US <Leave>", effective_date="2026-01-01"),
+            DocumentRef(document_id="b", title="NY Leave", effective_date="2026-01-01"),
+        )
+    )
+    a = Answer(
+        answer="They conflict.",
+        abstained=True,
+        abstain_reason=AbstainReason.CONFLICT,
+        hr_contact=HR,
+        model="m",
+        abstain_detail=detail,
+    )
     _, blocks = render(reply(a))
     assert [b["type"] for b in blocks] == ["section", "section", "context"]
     assert "“US &lt;Leave&gt;” and “NY Leave”" in blocks[1]["text"]["text"]
 
 
 def test_the_streamed_body_is_markdown_and_not_escaped() -> None:
-    a = Answer(answer="You pay **$50** & no more.[^c1]", abstained=False, hr_contact=HR, model="m",
-               citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)])
+    a = Answer(
+        answer="You pay **$50** & no more.[^c1]",
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)],
+    )
     assert body_markdown(reply(a)) == "You pay **$50** & no more. [1]"
 
 
@@ -169,10 +192,33 @@ def test_rendered_answers_pass_the_fake_slack_block_kit_check(length: int) -> No
     [
         ([{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}], "3001 chars > 3000"),
         ([{"type": "section", "text": {"type": "mrkdwn", "text": "x"}}] * 51, "51 blocks > 50"),
-        ([{"type": "actions", "elements": [{"type": "button", "action_id": "a", "value": "v" * 2001,
-                                            "text": {"type": "plain_text", "text": "ok"}}]}], "value 2001 chars"),
-        ([{"type": "actions", "elements": [{"type": "button", "action_id": "a",
-                                            "text": {"type": "plain_text", "text": "b" * 76}}]}], "76 chars > 75"),
+        (
+            [
+                {
+                    "type": "actions",
+                    "elements": [
+                        {
+                            "type": "button",
+                            "action_id": "a",
+                            "value": "v" * 2001,
+                            "text": {"type": "plain_text", "text": "ok"},
+                        }
+                    ],
+                }
+            ],
+            "value 2001 chars",
+        ),
+        (
+            [
+                {
+                    "type": "actions",
+                    "elements": [
+                        {"type": "button", "action_id": "a", "text": {"type": "plain_text", "text": "b" * 76}}
+                    ],
+                }
+            ],
+            "76 chars > 75",
+        ),
         ([{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * 11}], "context with 11 elements"),
         ([{"type": "section", "block_id": "s"}, {"type": "divider", "block_id": "s"}], "duplicate block_id"),
         ([{"type": "section", "text": {"type": "mrkdwn", "text": ""}}], "empty text"),

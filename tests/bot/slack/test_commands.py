@@ -128,12 +128,15 @@ async def test_thumbs_on_older_messages_still_count(slack: SlackHarness, action_
     assert list((await slack.parts.store.hgetall("feedback:0123456789abcdef")).values()) == [vote]
 
 
-@pytest.mark.parametrize("action_id, value", [
-    (FEEDBACK_UP, "not a query id; DROP TABLE"),
-    (FEEDBACK_ACTION, "up:not a query id; DROP TABLE"),
-    (FEEDBACK_ACTION, "sideways:0123456789abcdef"),
-    (FEEDBACK_ACTION, "0123456789abcdef"),
-])
+@pytest.mark.parametrize(
+    "action_id, value",
+    [
+        (FEEDBACK_UP, "not a query id; DROP TABLE"),
+        (FEEDBACK_ACTION, "up:not a query id; DROP TABLE"),
+        (FEEDBACK_ACTION, "sideways:0123456789abcdef"),
+        (FEEDBACK_ACTION, "0123456789abcdef"),
+    ],
+)
 async def test_malformed_feedback_is_ignored(slack: SlackHarness, action_id: str, value: str) -> None:
     await slack.send_action(EMP, action_id, value, channel=f"D{EMP}", action_type="feedback_buttons")
     await slack.drain()

@@ -9,13 +9,16 @@ from bot.slack.delivery import PIECE_CHARS, Capabilities, pieces
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize("body", [
-    "The deductible is $50. [1] Fillings are covered at 80%. [2]",
-    "One sentence without a citation",
-    "Ends with markers. [1] [2]",
-    "First! Second? Third. [3] Fourth",
-    "word " * 300,
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The deductible is $50. [1] Fillings are covered at 80%. [2]",
+        "One sentence without a citation",
+        "Ends with markers. [1] [2]",
+        "First! Second? Third. [3] Fourth",
+        "word " * 300,
+    ],
+)
 def test_pieces_join_back_to_the_body(body: str) -> None:
     cut = pieces(body)
     assert "".join(cut) == body

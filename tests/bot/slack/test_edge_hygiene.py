@@ -54,12 +54,25 @@ async def test_unparseable_body_is_400_without_a_traceback(
 
 def _bad_signature_requests(slack: SlackHarness) -> list[tuple[str, str]]:
     event = slack.event_body(slack.dm(EMP, SECRET_QUESTION))
-    command = urlencode({"command": "/benefits", "text": SECRET_QUESTION, "user_id": EMP,
-                         "response_url": slack.fake.response_url()})
-    action = urlencode({"payload": json.dumps({"type": "block_actions", "user": {"id": EMP},
-                                               "actions": [{"value": json.dumps({"q": SECRET_QUESTION})}]})})
-    return [(event, "application/json"), (command, "application/x-www-form-urlencoded"),
-            (action, "application/x-www-form-urlencoded")]
+    command = urlencode(
+        {"command": "/benefits", "text": SECRET_QUESTION, "user_id": EMP, "response_url": slack.fake.response_url()}
+    )
+    action = urlencode(
+        {
+            "payload": json.dumps(
+                {
+                    "type": "block_actions",
+                    "user": {"id": EMP},
+                    "actions": [{"value": json.dumps({"q": SECRET_QUESTION})}],
+                }
+            )
+        }
+    )
+    return [
+        (event, "application/json"),
+        (command, "application/x-www-form-urlencoded"),
+        (action, "application/x-www-form-urlencoded"),
+    ]
 
 
 @pytest.mark.parametrize("level", [logging.DEBUG, logging.INFO, logging.WARNING])

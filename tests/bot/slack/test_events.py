@@ -147,9 +147,7 @@ async def test_usergroup_change_event_invalidates_cache(slack: SlackHarness) -> 
     await slack.drain()
     assert CANARIES["executives"] in message_text(slack.fake.answers()[-1])
     slack.fake.set_membership("S0EXEC", [])
-    await slack.send_event(
-        {"type": "subteam_members_changed", "subteam_id": "S0EXEC", "removed_users": [EXEC]}
-    )
+    await slack.send_event({"type": "subteam_members_changed", "subteam_id": "S0EXEC", "removed_users": [EXEC]})
     await slack.drain()
     await slack.send_event(slack.dm(EXEC, "canary code?"))
     await slack.drain()

@@ -76,9 +76,7 @@ async def test_stale_or_future_timestamp_is_401(slack: SlackHarness, skew: int) 
 
 
 async def test_unsigned_url_verification_is_401(slack: SlackHarness) -> None:
-    resp = await slack.client.post(
-        "/slack/events", json={"type": "url_verification", "challenge": "abc", "token": "x"}
-    )
+    resp = await slack.client.post("/slack/events", json={"type": "url_verification", "challenge": "abc", "token": "x"})
     assert resp.status == 401
 
 

@@ -116,9 +116,7 @@ def test_create_store_picks_implementation() -> None:
 
 
 @pytest.mark.integration
-async def test_redis_outage_degrades_and_recovers(
-    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_redis_outage_degrades_and_recovers(redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
     s = RedisStore(redis_server.url, retry_interval_s=0)
     states: list[bool] = []
     s.on_state_change = states.append

@@ -16,8 +16,14 @@ HR = "https://hr.example.com/contact"
 
 
 def _cit(n: int, title: str = "Plan") -> Citation:
-    return Citation(chunk_id=f"c{n}", document_id=f"d{n}", title=title, page=n,
-                    source_uri=f"https://docs.example.com/d{n}.pdf", score=1)
+    return Citation(
+        chunk_id=f"c{n}",
+        document_id=f"d{n}",
+        title=title,
+        page=n,
+        source_uri=f"https://docs.example.com/d{n}.pdf",
+        score=1,
+    )
 
 
 def _serialised(reply: Reply) -> dict:  # type: ignore[type-arg]
@@ -29,8 +35,13 @@ def _serialised(reply: Reply) -> dict:  # type: ignore[type-arg]
 
 def test_citations_stay_within_teams_limits() -> None:
     text = " ".join(f"Fact number {n} is stated at length {'x' * 200}.[^c{n}]" for n in range(1, 25))
-    a = Answer(answer=text, abstained=False, hr_contact=HR, model="m",
-               citations=[_cit(n, title="A very long document title " * 5) for n in range(1, 25)])
+    a = Answer(
+        answer=text,
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[_cit(n, title="A very long document title " * 5) for n in range(1, 25)],
+    )
     body = _serialised(Reply(ReplyKind.ANSWER, a.answer, HR, "q", a))
     [entity] = body["entities"]
     claims = entity["citation"]
@@ -42,8 +53,17 @@ def test_citations_stay_within_teams_limits() -> None:
 
 @pytest.mark.parametrize("kind", [ReplyKind.ANSWER, ReplyKind.NO_ACCESS])
 def test_not_found_and_no_access_look_the_same(kind: ReplyKind) -> None:
-    answer = Answer(answer="I couldn't find this.", abstained=True, abstain_reason=AbstainReason.LOW_SIMILARITY,
-                    hr_contact=HR, model="m") if kind == ReplyKind.ANSWER else None
+    answer = (
+        Answer(
+            answer="I couldn't find this.",
+            abstained=True,
+            abstain_reason=AbstainReason.LOW_SIMILARITY,
+            hr_contact=HR,
+            model="m",
+        )
+        if kind == ReplyKind.ANSWER
+        else None
+    )
     body = _serialised(Reply(kind, "I couldn't find this.", HR, "q", answer))
     assert body["entities"][0]["additionalType"] == ["AIGeneratedContent"]
     assert "citation" not in body["entities"][0] and "channelData" not in body
@@ -60,7 +80,8 @@ def test_the_fake_connector_refuses_what_teams_refuses() -> None:
     assert activity_problem({"entities": [root, root]}) == "Multiple root message entities found under entities array."
     claim = {"@type": "Claim", "position": 1, "appearance": {}}
     assert activity_problem({"text": "x [1]", "entities": [{**root, "citation": [claim]}]}) == (
-        "The appearance object is empty.")
+        "The appearance object is empty."
+    )
     claim["appearance"] = {"@type": "DigitalDocument", "name": "n"}
     assert "no [1]" in str(activity_problem({"text": "x", "entities": [{**root, "citation": [claim]}]}))
     assert activity_problem({"channelData": {"feedbackLoopEnabled": "yes"}}) is not None

@@ -23,13 +23,21 @@ def _roster(teams: TeamsHarness, activity: dict[str, Any], users: list[str]) -> 
     teams.connector.set_roster(conversation, [{"id": f"29:{u}", "name": u, "aadObjectId": OID[u]} for u in users])
 
 
-def feedback_invoke(teams: TeamsHarness, user: str, conversation_id: str, message_id: str,
-                    reaction: str = "like") -> dict[str, Any]:
+def feedback_invoke(
+    teams: TeamsHarness, user: str, conversation_id: str, message_id: str, reaction: str = "like"
+) -> dict[str, Any]:
     activity = teams.activity(user, "", conversation_id=conversation_id)
-    activity.update({"type": "invoke", "name": "message/submitAction", "replyToId": message_id,
-                     "value": {"actionName": "feedback",
-                               "actionValue": {"reaction": reaction,
-                                               "feedback": '{"feedbackText":"my own words"}'}}})
+    activity.update(
+        {
+            "type": "invoke",
+            "name": "message/submitAction",
+            "replyToId": message_id,
+            "value": {
+                "actionName": "feedback",
+                "actionValue": {"reaction": reaction, "feedback": '{"feedbackText":"my own words"}'},
+            },
+        }
+    )
     activity.pop("text")
     return activity
 
@@ -59,8 +67,9 @@ async def test_a_personal_answer_carries_label_citations_and_feedback(teams: Tea
 
 
 async def test_a_group_chat_answer_is_an_ai_message_under_the_audience_rule(teams: TeamsHarness) -> None:
-    activity = teams.activity(EXEC, "canary code?", conversation_type="groupChat",
-                              conversation_id="19:group-1@thread.v2", mention=True)
+    activity = teams.activity(
+        EXEC, "canary code?", conversation_type="groupChat", conversation_id="19:group-1@thread.v2", mention=True
+    )
     _roster(teams, activity, [EMP, EXEC])
     await teams.post(activity)
     await teams.drain()
@@ -101,8 +110,12 @@ async def test_a_feedback_invoke_is_recorded_and_answered_empty(teams: TeamsHarn
     stored = await teams.parts.store.hgetall(f"feedback:{await _query_id(teams, reply)}")
     assert list(stored.values()) == ["down"]
     assert "my own words" not in str(stored)
-    assert teams.parts.metrics.registry.get_sample_value(
-        "benefitsbot_feedback_total", {"platform": "teams", "vote": "down"}) == 1.0
+    assert (
+        teams.parts.metrics.registry.get_sample_value(
+            "benefitsbot_feedback_total", {"platform": "teams", "vote": "down"}
+        )
+        == 1.0
+    )
     assert len(teams.service.calls) == 1 and len(teams.connector.messages()) == 1  # no question, no reply
 
 
@@ -116,8 +129,10 @@ async def _query_id(teams: TeamsHarness, reply: Any) -> str:
 async def test_a_feedback_invoke_for_an_unknown_message_is_acknowledged_and_ignored(teams: TeamsHarness) -> None:
     resp = await teams.post(feedback_invoke(teams, EMP, f"a:personal-{EMP}", "act-999"))
     assert resp.status == 200 and await resp.json() == {}
-    assert teams.parts.metrics.registry.get_sample_value(
-        "benefitsbot_feedback_total", {"platform": "teams", "vote": "up"}) is None
+    assert (
+        teams.parts.metrics.registry.get_sample_value("benefitsbot_feedback_total", {"platform": "teams", "vote": "up"})
+        is None
+    )
 
 
 async def test_other_invokes_are_not_implemented(teams: TeamsHarness) -> None:
@@ -140,8 +155,10 @@ async def test_typing_stays_on_while_the_answer_is_prepared(teams: TeamsHarness)
     teams.service.release()
     await teams.drain()
     assert len(teams.connector.messages()) == 1
-    last_typing = max(i for i, c in enumerate(teams.connector.calls) if c.method == "send"
-                      and c.args["activity"]["type"] == "typing")
-    answer_at = next(i for i, c in enumerate(teams.connector.calls) if c.method == "send"
-                     and c.args["activity"]["type"] == "message")
+    last_typing = max(
+        i for i, c in enumerate(teams.connector.calls) if c.method == "send" and c.args["activity"]["type"] == "typing"
+    )
+    answer_at = next(
+        i for i, c in enumerate(teams.connector.calls) if c.method == "send" and c.args["activity"]["type"] == "message"
+    )
     assert last_typing < answer_at  # the indicator stops before the answer is sent

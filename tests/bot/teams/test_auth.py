@@ -61,9 +61,7 @@ async def test_bad_tokens_are_401(teams: TeamsHarness, case: str) -> None:
         "not_bearer": lambda: None,
     }[case]()
     if case == "not_bearer":
-        resp = await teams.client.post(
-            "/api/messages", json=activity, headers={"Authorization": "Basic Zm9vOmJhcg=="}
-        )
+        resp = await teams.client.post("/api/messages", json=activity, headers={"Authorization": "Basic Zm9vOmJhcg=="})
     else:
         resp = await teams.post(activity, token=token)
     assert resp.status == 401
@@ -72,9 +70,7 @@ async def test_bad_tokens_are_401(teams: TeamsHarness, case: str) -> None:
 
 async def test_forged_signature_with_valid_kid_is_401(teams: TeamsHarness) -> None:
     other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    resp = await teams.post(
-        teams.activity(EMP, "dental?"), token=teams.token(key=other)
-    )  # our kid, wrong key
+    resp = await teams.post(teams.activity(EMP, "dental?"), token=teams.token(key=other))  # our kid, wrong key
     assert resp.status == 401
     await _nothing_sent(teams)
 
@@ -84,9 +80,7 @@ async def test_missing_content_type_is_4xx_not_500(teams: TeamsHarness) -> None:
     assert 400 <= resp.status < 500
 
 
-@pytest.mark.parametrize(
-    "raw, status", [(b"{not json", 400), (b"[1, 2]", 400), (b'{"text": "no type"}', 400)]
-)
+@pytest.mark.parametrize("raw, status", [(b"{not json", 400), (b"[1, 2]", 400), (b'{"text": "no type"}', 400)])
 async def test_malformed_bodies_are_400(teams: TeamsHarness, raw: bytes, status: int) -> None:
     resp = await teams.post(None, raw=raw)
     assert resp.status == status

@@ -54,13 +54,25 @@ def test_notice_and_activity() -> None:
 
 
 def test_channel_card_footer_and_abstention_help() -> None:
-    a = Answer(answer="Covered.[^c1]", abstained=False, hr_contact=HR, model="m",
-               citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)])
+    a = Answer(
+        answer="Covered.[^c1]",
+        abstained=False,
+        hr_contact=HR,
+        model="m",
+        citations=[Citation(chunk_id="c1", document_id="d", title="T", page=1, source_uri="s", score=1)],
+    )
     card = card_for(Reply(ReplyKind.ANSWER, a.answer, HR, "q9", a, footer="The plan documents govern."))
     assert card["body"][-1]["text"] == "The plan documents govern."
-    detail = AbstainDetail(not_yet_effective=DocumentRef(document_id="k", title="401(k) Plan 2027",
-                                                         effective_date=date(2027, 1, 1)))
-    no = Answer(answer="Not found.", abstained=True, abstain_reason=AbstainReason.LOW_SIMILARITY, hr_contact=HR,
-                model="m", abstain_detail=detail)
+    detail = AbstainDetail(
+        not_yet_effective=DocumentRef(document_id="k", title="401(k) Plan 2027", effective_date=date(2027, 1, 1))
+    )
+    no = Answer(
+        answer="Not found.",
+        abstained=True,
+        abstain_reason=AbstainReason.LOW_SIMILARITY,
+        hr_contact=HR,
+        model="m",
+        abstain_detail=detail,
+    )
     texts = [b["text"] for b in card_for(Reply(ReplyKind.ANSWER, no.answer, HR, "q", no))["body"]]
     assert texts[0] == "Not found." and "takes effect on January 1, 2027" in texts[1] and HR in texts[2]

@@ -25,9 +25,7 @@ def _card(call: Call) -> dict[str, Any]:
 
 def _roster(teams: TeamsHarness, activity: dict[str, Any], users: list[str]) -> None:
     conversation = str(activity["conversation"]["id"]).split(";")[0]
-    teams.connector.set_roster(
-        conversation, [{"id": f"29:{u}", "name": u, "aadObjectId": OID[u]} for u in users]
-    )
+    teams.connector.set_roster(conversation, [{"id": f"29:{u}", "name": u, "aadObjectId": OID[u]} for u in users])
 
 
 async def test_personal_chat_answer_is_an_ai_message(teams: TeamsHarness) -> None:
@@ -105,8 +103,13 @@ async def test_feedback_submit_on_a_channel_card_is_recorded(teams: TeamsHarness
     await teams.post(activity)
     await teams.drain()
     query_id = _card(teams.connector.messages()[0])["actions"][0]["data"]["query_id"]
-    submit = teams.activity(EMP, "", conversation_type="channel", conversation_id=activity["conversation"]["id"],
-                            value={"action": "feedback", "vote": "up", "query_id": query_id})
+    submit = teams.activity(
+        EMP,
+        "",
+        conversation_type="channel",
+        conversation_id=activity["conversation"]["id"],
+        value={"action": "feedback", "vote": "up", "query_id": query_id},
+    )
     await teams.post(submit)
     await teams.drain()
     assert list((await teams.parts.store.hgetall(f"feedback:{query_id}")).values()) == ["up"]

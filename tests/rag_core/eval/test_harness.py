@@ -140,9 +140,7 @@ def test_metric_keys_and_values() -> None:
             must_include=[],
             answer="",
         ),
-        row_result(
-            id="e", expect="answer", abstained=True, reason="low_similarity", first_hit_rank=7, answer=""
-        ),
+        row_result(id="e", expect="answer", abstained=True, reason="low_similarity", first_hit_rank=7, answer=""),
         row_result(
             id="f",
             expect="conflict",
@@ -235,9 +233,7 @@ def _answer(retrieved: list[str], cited: list[str] = ()) -> Answer:  # type: ign
         model="m",
         retrieved=retrieved,
         citations=[
-            Citation(
-                chunk_id=c, document_id=c.rsplit("_p", 1)[0], title="t", page=1, source_uri="u", score=0.5
-            )
+            Citation(chunk_id=c, document_id=c.rsplit("_p", 1)[0], title="t", page=1, source_uri="u", score=0.5)
             for c in cited
         ],
     )
@@ -251,9 +247,7 @@ def test_leakage_counts_chunks_the_user_may_not_see() -> None:
     result = score_row(employee, _answer(["medical-plan-2026_p1_c00", exec_chunk]), files, docs, TODAY)
     assert result.leaked == [exec_chunk]
     # Cited counts too, as do chunks of documents the manifest does not know.
-    result = score_row(
-        employee, _answer([], ["ghost-doc_p1_c00", "medical-plan-2026_p1_c00"]), files, docs, TODAY
-    )
+    result = score_row(employee, _answer([], ["ghost-doc_p1_c00", "medical-plan-2026_p1_c00"]), files, docs, TODAY)
     assert result.leaked == ["ghost-doc_p1_c00"]
     # Date and jurisdiction are part of visibility: the 2027 plan before 2027, the CA policy without CA.
     result = score_row(
@@ -304,10 +298,15 @@ def test_gold_keeps_must_not_include(tmp_path: Path) -> None:
 
 @pytest.mark.unit
 def test_answer_labels_merge_by_id_and_reject_unknown_ids(tmp_path: Path) -> None:
-    rows = load_gold(write_gold(tmp_path / "gold.jsonl", [
-        {"id": "a", "question": "q1", "expect": "answer", "sources": ["x.pdf#page=1"]},
-        {"id": "b", "question": "q2", "expect": "answer", "must_include": ["kept"]},
-    ]))
+    rows = load_gold(
+        write_gold(
+            tmp_path / "gold.jsonl",
+            [
+                {"id": "a", "question": "q1", "expect": "answer", "sources": ["x.pdf#page=1"]},
+                {"id": "b", "question": "q2", "expect": "answer", "must_include": ["kept"]},
+            ],
+        )
+    )
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"id": "a", "must_include": ["$20", "$50"]}) + "\n", encoding="utf-8")
     merged = apply_labels(rows, labels)
@@ -467,9 +466,7 @@ def test_eval_cli_json_and_details(
 
     # --calibrate on the index the first run built: a chosen cutoff and a PNG.
     plot = tmp_path / "calibration.png"
-    code = main(
-        ["eval", str(gold), "--data-dir", str(data_dir), "--calibrate", "--plot", str(plot), "--no-progress"]
-    )
+    code = main(["eval", str(gold), "--data-dir", str(data_dir), "--calibrate", "--plot", str(plot), "--no-progress"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     assert report["model"] == "bge-small-en-v1.5"

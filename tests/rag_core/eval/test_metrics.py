@@ -9,11 +9,30 @@ from rag_core.eval.metrics import RowResult, compute
 pytestmark = pytest.mark.unit
 
 
-def _row(id_: str, category: str, *, expect: str = "answer", abstained: bool = False, answer: str = "",
-         must_include: list[str] | None = None) -> RowResult:
-    return RowResult(id=id_, expect=expect, abstained=abstained, reason=None, first_hit_rank=1,
-                     has_sources=expect == "answer", cited_match=True, must_include=must_include or [],
-                     answer=answer, leaked=[], invalid_citations=[], latency_ms={}, category=category)
+def _row(
+    id_: str,
+    category: str,
+    *,
+    expect: str = "answer",
+    abstained: bool = False,
+    answer: str = "",
+    must_include: list[str] | None = None,
+) -> RowResult:
+    return RowResult(
+        id=id_,
+        expect=expect,
+        abstained=abstained,
+        reason=None,
+        first_hit_rank=1,
+        has_sources=expect == "answer",
+        cited_match=True,
+        must_include=must_include or [],
+        answer=answer,
+        leaked=[],
+        invalid_citations=[],
+        latency_ms={},
+        category=category,
+    )
 
 
 def test_figures_per_category() -> None:

@@ -17,13 +17,11 @@ pytestmark = pytest.mark.unit
 
 MEDICAL_ROWS = "\n".join(
     [
-        "Benefit (in-network): Copay - primary care visit; PPO Plan: $25; "
-        "HDHP with HSA: 20% after deductible.",
+        "Benefit (in-network): Copay - primary care visit; PPO Plan: $25; HDHP with HSA: 20% after deductible.",
         "Benefit (in-network): Copay - specialist visit; PPO Plan: $50; HDHP with HSA: 20% after deductible.",
         "Benefit (in-network): Deductible (individual / family); PPO Plan: $1,250 / $2,500; "
         "HDHP with HSA: $1,700 / $3,400.",
-        "Benefit (in-network): Coinsurance; PPO Plan: 20% after deductible; "
-        "HDHP with HSA: 20% after deductible.",
+        "Benefit (in-network): Coinsurance; PPO Plan: 20% after deductible; HDHP with HSA: 20% after deductible.",
         "Benefit (in-network): Out-of-pocket maximum (individual / family); PPO Plan: $4,000 / $8,000; "
         "HDHP with HSA: $4,500 / $9,000.",
     ]
@@ -55,8 +53,7 @@ LEAVE = candidate(
 )
 OOP_A = candidate(
     "hmo-plan-2026_p1_c00",
-    "The out-of-pocket maximum is $6,000 per person each plan year. "
-    "Members pay a $30 copay for primary care.",
+    "The out-of-pocket maximum is $6,000 per person each plan year. Members pay a $30 copay for primary care.",
     heading="Cost Sharing",
 )
 OOP_B = candidate(
@@ -104,11 +101,7 @@ def test_never_emits_a_word_that_is_not_in_the_source(question: str) -> None:
     by_id = {c.chunk_id: c for c in ALL}
     for sentence, cited in quoted(text):
         assert len(cited) == 1
-        body = (
-            sentence[:-1]
-            if sentence.endswith(".") and not by_id[cited[0]].content.count(sentence)
-            else sentence
-        )
+        body = sentence[:-1] if sentence.endswith(".") and not by_id[cited[0]].content.count(sentence) else sentence
         # Verbatim, and from the very chunk it cites (never the title/heading line).
         assert body in by_id[cited[0]].content, (sentence, cited)
         assert body not in split_sentences(by_id[cited[0]].content)[0]
@@ -147,24 +140,30 @@ def test_money_questions_are_not_answered_by_counts_of_days_or_hours() -> None:
         "parental-leave-us-2026_p1_c00",
         "You qualify after 90 days of continuous employment and become a parent through birth or the "
         "placement of a child with you for adoption.",
-        policy_id="parental-leave", title="Fabrikam Parental Leave Policy 2026", heading="Eligibility",
+        policy_id="parental-leave",
+        title="Fabrikam Parental Leave Policy 2026",
+        heading="Eligibility",
     )
-    assert compose("How much does Fabrikam reimburse for adoption expenses?", [eligibility]) == (
-        "INSUFFICIENT_CONTEXT")
+    assert compose("How much does Fabrikam reimburse for adoption expenses?", [eligibility]) == ("INSUFFICIENT_CONTEXT")
     # The same sentences still answer a question that asks for a count of days.
     assert "90 days" in compose("How many days before I qualify for leave after an adoption?", [eligibility])
 
 
-@pytest.mark.parametrize(("question", "amount"), [
-    ("How much does the adoption assistance program reimburse?", "$5,000"),
-    ("How much of adoption expenses does the plan pay?", "80%"),
-])
+@pytest.mark.parametrize(
+    ("question", "amount"),
+    [
+        ("How much does the adoption assistance program reimburse?", "$5,000"),
+        ("How much of adoption expenses does the plan pay?", "80%"),
+    ],
+)
 def test_money_questions_are_answered_by_amounts_and_shares(question: str, amount: str) -> None:
     benefit = candidate(
         "adoption-2026_p1_c00",
         "The adoption assistance program reimburses up to $5,000 per child. "
         "The plan pays 80% of eligible adoption expenses.",
-        policy_id="adoption", title="Fabrikam Adoption Assistance 2026", heading="Reimbursement",
+        policy_id="adoption",
+        title="Fabrikam Adoption Assistance 2026",
+        heading="Reimbursement",
     )
     assert amount in compose(question, [benefit])
 
@@ -211,9 +210,7 @@ def test_at_most_max_sentences_plus_both_sides_of_a_conflict() -> None:
 
 def test_max_sentences_and_relative_floor_limit_the_quote() -> None:
     assert len(quoted(compose("What is the PPO deductible?", [TABLE, PROSE], max_sentences=2))) <= 2
-    strict = quoted(
-        compose("How many weeks of parental leave do I get?", [LEAVE, TABLE], relative_floor=0.99)
-    )
+    strict = quoted(compose("How many weeks of parental leave do I get?", [LEAVE, TABLE], relative_floor=0.99))
     assert len(strict) == 1
 
 

@@ -140,9 +140,7 @@ async def test_bad_request_is_not_retried(fake_openai: FakeOpenAI) -> None:
 
 async def test_timeout_is_bounded(fake_openai: FakeOpenAI) -> None:
     fake_openai.hang_next(5.0, n=2)
-    generator = OpenAIGenerator.from_settings(
-        settings_for(fake_openai, OPENAI_TIMEOUT_S=0.5, OPENAI_MAX_RETRIES=1)
-    )
+    generator = OpenAIGenerator.from_settings(settings_for(fake_openai, OPENAI_TIMEOUT_S=0.5, OPENAI_MAX_RETRIES=1))
     started = time.perf_counter()
     with pytest.raises(GenerationFailed, match="timed out"):
         await generator.generate("q", CONTEXT)

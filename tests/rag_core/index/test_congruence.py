@@ -115,9 +115,7 @@ def af(
     exclude: set[str] = frozenset(),
     language: str | None = None,
 ) -> AccessFilter:
-    return AccessFilter(
-        (frozenset(groups),), (frozenset(jurisdictions),), as_of, frozenset(exclude), language
-    )
+    return AccessFilter((frozenset(groups),), (frozenset(jurisdictions),), as_of, frozenset(exclude), language)
 
 
 BASE = af({"employees", "managers"}, {"US-ALL", "US-CA"}, date(2026, 6, 30))
@@ -273,9 +271,7 @@ async def assert_congruent(
 
     # Every fused candidate (2 x prefetch_limit bounds them): same ids, same scores.
     everything = 2 * prefetch_limit
-    edge_all, server_all = await b.both(
-        dense, sparse, access, limit=everything, prefetch_limit=prefetch_limit
-    )
+    edge_all, server_all = await b.both(dense, sparse, access, limit=everything, prefetch_limit=prefetch_limit)
     assert canonical(edge_all) == canonical(server_all), label
     by_id = {h.point_id: h.fused_score for h in server_all}
     for hit in edge_all:
@@ -283,9 +279,7 @@ async def assert_congruent(
 
     # The top `limit`: same scores position by position, and the same ids in the same order except
     # inside a group of equal scores (and at the cut, any members of the tied group may make it).
-    assert [h.fused_score for h in edge_hits] == pytest.approx(
-        [h.fused_score for h in server_hits], rel=1e-5
-    ), label
+    assert [h.fused_score for h in edge_hits] == pytest.approx([h.fused_score for h in server_hits], rel=1e-5), label
     for hits in (edge_hits, server_hits):
         scores = [h.fused_score for h in hits]
         assert scores == sorted(scores, reverse=True), label
@@ -298,9 +292,7 @@ async def assert_congruent(
 
     # The filter: nothing outside it, and nothing it allows is missing from the count.
     truth = {pid for pid, p in b.points.items() if allowed(p.payload, access)}
-    assert {h.point_id for h in edge_all + server_all} <= truth, (
-        f"{label}: a point outside the filter came back"
-    )
+    assert {h.point_id for h in edge_all + server_all} <= truth, f"{label}: a point outside the filter came back"
     assert len(edge_hits) == len(server_hits) == min(limit, len(truth), len(edge_all)), label
     for hit in edge_all + server_all:
         assert allowed(hit.payload, access), label
@@ -327,8 +319,7 @@ async def test_filter_matrix(backends: Backends, name: str) -> None:
 
 async def test_filter_matrix_is_not_vacuous(backends: Backends) -> None:
     sizes = {
-        name: sum(allowed(p.payload, access) for p in backends.points.values())
-        for name, access in FILTERS.items()
+        name: sum(allowed(p.payload, access) for p in backends.points.values()) for name, access in FILTERS.items()
     }
     assert sizes["nobody-has-this-group"] == sizes["before-everything"] == 0
     assert sizes["many-groups"] == N_POINTS
@@ -344,17 +335,13 @@ async def test_random_filters_never_leak(backends: Backends) -> None:
     for n, access in enumerate(filters):
         text = " ".join(random.Random(n).sample(VOCAB, 1 + n % 3))
         dense, sparse = query_vector(text, 1000 + n)
-        await assert_congruent(
-            backends, access, dense, sparse, f"random filter {n}: {access}", limit=1 + n % 15
-        )
+        await assert_congruent(backends, access, dense, sparse, f"random filter {n}: {access}", limit=1 + n % 15)
 
 
 async def test_query_equal_to_a_stored_vector_finds_it_first(backends: Backends) -> None:
     target = backends.points[point_id(42)]
     access = af(set(target.payload["acl_groups"]), {target.payload["jurisdiction"]})
-    ids = await assert_congruent(
-        backends, access, target.dense, bm25_query(target.payload["content"]), "self"
-    )
+    ids = await assert_congruent(backends, access, target.dense, bm25_query(target.payload["content"]), "self")
     assert ids[0] == target.point_id
 
 
@@ -469,9 +456,7 @@ def duplicate_points() -> list[IndexPoint]:
             "language": "en",
             "effective_date": as_datetime(date(2025, 1, 1)),
         }
-        points.append(
-            IndexPoint(point_id(1000 + i), unit(np.random.default_rng(group)), bm25_document(text), payload)
-        )
+        points.append(IndexPoint(point_id(1000 + i), unit(np.random.default_rng(group)), bm25_document(text), payload))
     return points
 
 

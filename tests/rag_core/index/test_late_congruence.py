@@ -72,12 +72,21 @@ class LateBackends:
     server: ServerIndex
     points: dict[str, IndexPoint]
 
-    async def both(self, dense: list[float], sparse: SparseVector, access: AccessFilter, *,
-                   late: list[list[float]] | None, limit: int = 10, prefetch_limit: int = 40
-                   ) -> tuple[list[ScoredPoint], list[ScoredPoint]]:
+    async def both(
+        self,
+        dense: list[float],
+        sparse: SparseVector,
+        access: AccessFilter,
+        *,
+        late: list[list[float]] | None,
+        limit: int = 10,
+        prefetch_limit: int = 40,
+    ) -> tuple[list[ScoredPoint], list[ScoredPoint]]:
         kwargs = {"limit": limit, "prefetch_limit": prefetch_limit, "late": late}
-        return (await self.edge.hybrid_query(dense, sparse, access, **kwargs),  # type: ignore[arg-type]
-                await self.server.hybrid_query(dense, sparse, access, **kwargs))  # type: ignore[arg-type]
+        return (
+            await self.edge.hybrid_query(dense, sparse, access, **kwargs),  # type: ignore[arg-type]
+            await self.server.hybrid_query(dense, sparse, access, **kwargs),
+        )  # type: ignore[arg-type]
 
     async def aclose(self) -> None:
         await self.edge.aclose()
@@ -100,15 +109,25 @@ async def late_backends(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterat
     await opened.aclose()
 
 
-async def assert_late_congruent(b: LateBackends, access: AccessFilter, text: str, seed: int, label: str, *,
-                                limit: int = 10, prefetch_limit: int = 40) -> list[ScoredPoint]:
+async def assert_late_congruent(
+    b: LateBackends,
+    access: AccessFilter,
+    text: str,
+    seed: int,
+    label: str,
+    *,
+    limit: int = 10,
+    prefetch_limit: int = 40,
+) -> list[ScoredPoint]:
     dense, sparse = query_vector(text, seed)
     tokens = query_tokens(text)
     everything = 2 * prefetch_limit
-    edge_all, server_all = await b.both(dense, sparse, access, late=tokens, limit=everything,
-                                        prefetch_limit=prefetch_limit)
-    edge_fused, server_fused = await b.both(dense, sparse, access, late=None, limit=everything,
-                                            prefetch_limit=prefetch_limit)
+    edge_all, server_all = await b.both(
+        dense, sparse, access, late=tokens, limit=everything, prefetch_limit=prefetch_limit
+    )
+    edge_fused, server_fused = await b.both(
+        dense, sparse, access, late=None, limit=everything, prefetch_limit=prefetch_limit
+    )
 
     # The late stage rescored every fused candidate and dropped none, on both backends.
     assert {h.point_id for h in edge_all} == {h.point_id for h in edge_fused}, label
@@ -133,10 +152,10 @@ async def assert_late_congruent(b: LateBackends, access: AccessFilter, text: str
         assert np.allclose(hit.dense, b.points[hit.point_id].dense, atol=1e-5)
 
     # The top `limit` is the head of that order.
-    edge_top, server_top = await b.both(dense, sparse, access, late=tokens, limit=limit,
-                                        prefetch_limit=prefetch_limit)
-    assert [h.point_id for h in edge_top] == [h.point_id for h in server_top] == [
-        h.point_id for h in edge_all[:limit]], label
+    edge_top, server_top = await b.both(dense, sparse, access, late=tokens, limit=limit, prefetch_limit=prefetch_limit)
+    assert (
+        [h.point_id for h in edge_top] == [h.point_id for h in server_top] == [h.point_id for h in edge_all[:limit]]
+    ), label
     return edge_all
 
 
@@ -151,8 +170,9 @@ async def test_late_filter_matrix(late_backends: LateBackends, name: str) -> Non
 async def test_late_random_filters_never_leak(late_backends: LateBackends) -> None:
     for n, access in enumerate(random_filters(30)):
         text = " ".join(VOCAB[(7 * n + i) % len(VOCAB)] for i in range(1 + n % 3))
-        await assert_late_congruent(late_backends, access, text, 1000 + n, f"random filter {n}: {access}",
-                                    limit=1 + n % 15)
+        await assert_late_congruent(
+            late_backends, access, text, 1000 + n, f"random filter {n}: {access}", limit=1 + n % 15
+        )
 
 
 async def test_maxsim_reorders_the_fused_candidates(late_backends: LateBackends) -> None:
@@ -165,7 +185,8 @@ async def test_maxsim_reorders_the_fused_candidates(late_backends: LateBackends)
         reordered += [h.point_id for h in hits] != [h.point_id for h in fused]
         words = set(text.split())
         assert words <= set(hits[0].payload["content"].split()) or not any(
-            words <= set(h.payload["content"].split()) for h in hits), text
+            words <= set(h.payload["content"].split()) for h in hits
+        ), text
     assert reordered >= 3
 
 
@@ -179,8 +200,9 @@ async def test_the_best_token_match_outside_the_filter_never_comes_back(late_bac
     everyone = FILTERS["many-groups"]
     first, _ = await late_backends.both(dense, sparse, everyone, late=tokens, limit=5)
     assert first[0].point_id == target.point_id
-    others = [g for g in ("employees", "managers", "contractors", "hr", "executives")
-              if g not in target.payload["acl_groups"]]
+    others = [
+        g for g in ("employees", "managers", "contractors", "hr", "executives") if g not in target.payload["acl_groups"]
+    ]
     blocked = af(set(others), {"US-ALL", "US-CA", "US-NY", "US-TX"})
     for hits in await late_backends.both(dense, sparse, blocked, late=tokens, limit=80):
         assert target.point_id not in {h.point_id for h in hits}
@@ -216,10 +238,19 @@ async def test_updates_and_deletes_stay_congruent(tmp_path: Path) -> None:
     b = await open_late_backends(tmp_path / "index", with_tokens(make_points(seed=99)))
     try:
         originals = list(b.points.values())
-        rewritten = with_tokens([
-            IndexPoint(p.point_id, p.dense, bm25_document("dental deductible " + p.payload["content"]),
-                       {**p.payload, "content": "dental deductible " + p.payload["content"]})
-            for p in originals if p.payload["document_id"] == "doc-11"], noise=0.01)
+        rewritten = with_tokens(
+            [
+                IndexPoint(
+                    p.point_id,
+                    p.dense,
+                    bm25_document("dental deductible " + p.payload["content"]),
+                    {**p.payload, "content": "dental deductible " + p.payload["content"]},
+                )
+                for p in originals
+                if p.payload["document_id"] == "doc-11"
+            ],
+            noise=0.01,
+        )
         gone = [p.point_id for p in originals if p.payload["document_id"] == "doc-09"]
         for index in (b.edge, b.server):
             await index.upsert(rewritten)
@@ -245,8 +276,9 @@ async def test_an_index_without_token_vectors_refuses_a_late_query(tmp_path: Pat
             dense, sparse = query_vector("dental", 1)
             assert await index.hybrid_query(dense, sparse, FILTERS["many-groups"], limit=5, prefetch_limit=5)
             with pytest.raises(IndexModelMismatch, match="LATE_INTERACTION=none"):
-                await index.hybrid_query(dense, sparse, FILTERS["many-groups"], limit=5, prefetch_limit=5,
-                                         late=query_tokens("dental"))
+                await index.hybrid_query(
+                    dense, sparse, FILTERS["many-groups"], limit=5, prefetch_limit=5, late=query_tokens("dental")
+                )
     finally:
         await edge.aclose()
         await server.aclose()

@@ -75,10 +75,17 @@ async def test_a_shard_held_by_another_process_says_so(tmp_path: Path) -> None:
     await index.prepare(8)
     await index.aclose()
     holder = subprocess.Popen(  # noqa: ASYNC220 - a plain child process that holds the shard
-        [sys.executable, "-c",
-         "import sys, qdrant_edge as qe; s = qe.EdgeShard.load(sys.argv[1]); print('held', flush=True); "
-         "sys.stdin.read()", str(tmp_path / "index" / "shard")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, qdrant_edge as qe; s = qe.EdgeShard.load(sys.argv[1]); print('held', flush=True); "
+            "sys.stdin.read()",
+            str(tmp_path / "index" / "shard"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(IndexUnavailable, match="in use by another process"):

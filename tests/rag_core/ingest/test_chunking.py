@@ -37,9 +37,7 @@ def long_document() -> list[Block]:
     for page, word in ((1, "alpha"), (2, "bravo")):
         for part in range(6):
             blocks.append(
-                Block(
-                    page=page, heading="Eligibility", text=sentences(f"{word} eligibility {part}", 4 + part)
-                )
+                Block(page=page, heading="Eligibility", text=sentences(f"{word} eligibility {part}", 4 + part))
             )
     blocks.append(Block(page=3, heading="Claims", text="Claims are filed online."))
     return blocks
@@ -128,8 +126,7 @@ def test_heading_change_inside_a_page_is_written_into_the_text() -> None:
     ]
     (chunk,) = chunk_blocks(META, blocks)
     assert chunk.content == (
-        "Medical Plan 2026 — Eligibility\nEmployees are eligible on day one.\n"
-        "Claims\nClaims are filed online."
+        "Medical Plan 2026 — Eligibility\nEmployees are eligible on day one.\nClaims\nClaims are filed online."
     )
 
 
@@ -146,9 +143,7 @@ def test_chunk_header_names_the_section_it_starts_in() -> None:
 
 
 def test_an_over_long_unit_is_split_on_token_boundaries() -> None:
-    row = (
-        "Plan: PPO; " + "; ".join(f"Service {i}: covered at {i}% after deductible" for i in range(200)) + "."
-    )
+    row = "Plan: PPO; " + "; ".join(f"Service {i}: covered at {i}% after deductible" for i in range(200)) + "."
     chunks = chunk_blocks(META, [Block(page=4, heading="Rates", text=row)])
     assert len(chunks) >= 3
     assert all(c.token_count <= 400 for c in chunks)

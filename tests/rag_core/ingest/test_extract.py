@@ -33,9 +33,7 @@ def test_pdf_table_rows_become_statements_and_heading_is_captured(tmp_path: Path
 
 
 def test_image_only_page_is_reported(tmp_path: Path) -> None:
-    extracted = extract(
-        build_pdf(tmp_path / "rates.pdf", image_page=True, more_pages=[[sentences("dental", 3)]])
-    )
+    extracted = extract(build_pdf(tmp_path / "rates.pdf", image_page=True, more_pages=[[sentences("dental", 3)]]))
     assert extracted.pages == 3
     assert extracted.pages_without_text == [3]
     assert {block.page for block in extracted.blocks} == {1, 2}
@@ -119,9 +117,7 @@ def test_markdown_headings_give_stable_anchors_and_sections(tmp_path: Path) -> N
 
     # Stable: the same file gives the same blocks; editing one section leaves other anchors alone.
     assert extract_markdown(path) == extracted
-    path.write_text(
-        MARKDOWN.replace("Implants are not covered.", "Implants are covered at 50%."), encoding="utf-8"
-    )
+    path.write_text(MARKDOWN.replace("Implants are not covered.", "Implants are covered at 50%."), encoding="utf-8")
     assert [b.anchor for b in extract_markdown(path).blocks] == [b.anchor for b in extracted.blocks]
 
 
@@ -167,9 +163,11 @@ def test_running_headers_and_page_numbers_are_not_content(tmp_path: Path) -> Non
     styles = getSampleStyleSheet()
     story: list[object] = []
     for number in range(3):
-        story += [Paragraph(f"Section {number}", styles["Heading2"]),
-                  Paragraph(f"Frames are covered up to ${150 + number * 10} every 24 months.", styles["BodyText"]),
-                  PageBreak()]
+        story += [
+            Paragraph(f"Section {number}", styles["Heading2"]),
+            Paragraph(f"Frames are covered up to ${150 + number * 10} every 24 months.", styles["BodyText"]),
+            PageBreak(),
+        ]
     path = tmp_path / "vision.pdf"
     SimpleDocTemplate(str(path), pagesize=LETTER).build(story, onFirstPage=furniture, onLaterPages=furniture)
 

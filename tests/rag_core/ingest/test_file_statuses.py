@@ -29,8 +29,9 @@ Fabrikam reimburses up to **$6,000** a year for approved courses. See [the HR Po
 async def run(index_dir: Path, corpus: Path, embedder: HashEmbedder | None = None) -> IngestSummary:
     index = EdgeIndex(index_dir)
     try:
-        return await Ingestor(index, embedder or HashEmbedder(), progress=False,
-                              link_hosts=["hr.fabrikam.example"]).run(corpus)
+        return await Ingestor(
+            index, embedder or HashEmbedder(), progress=False, link_hosts=["hr.fabrikam.example"]
+        ).run(corpus)
     finally:
         await index.aclose()
 
@@ -78,9 +79,19 @@ async def test_each_file_has_a_status_and_empty_files_are_never_ingested(corpus:
 
     payload = json.loads(json.dumps(again.to_json()))  # what `ingest --json` prints
     assert {f["file"]: f["status"] for f in payload["files"]} == {
-        "empty.md": "empty", "medical.pdf": "unchanged", "tuition.md": "unchanged"}
-    assert set(payload["files"][0]) == {"file", "document_id", "status", "pages", "chunks", "unsearchable_pages",
-                                        "reason"}
+        "empty.md": "empty",
+        "medical.pdf": "unchanged",
+        "tuition.md": "unchanged",
+    }
+    assert set(payload["files"][0]) == {
+        "file",
+        "document_id",
+        "status",
+        "pages",
+        "chunks",
+        "unsearchable_pages",
+        "reason",
+    }
     assert "EMPTY empty.md: the file has no text" in again.render()
 
 

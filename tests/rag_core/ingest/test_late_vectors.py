@@ -74,11 +74,14 @@ async def test_an_index_without_token_vectors_stores_none(tmp_path: Path) -> Non
         await index.aclose()
 
 
-@pytest.mark.parametrize(("built_with", "then"), [
-    (None, HashTokenEncoder()),  # adding token vectors to an index built without them
-    (HashTokenEncoder(), None),  # new chunks without vectors in an index that has them
-    (HashTokenEncoder(32), HashTokenEncoder(32, model_name="another-colbert")),
-])
+@pytest.mark.parametrize(
+    ("built_with", "then"),
+    [
+        (None, HashTokenEncoder()),  # adding token vectors to an index built without them
+        (HashTokenEncoder(), None),  # new chunks without vectors in an index that has them
+        (HashTokenEncoder(32), HashTokenEncoder(32, model_name="another-colbert")),
+    ],
+)
 async def test_ingest_refuses_to_mix_token_vectors(tmp_path: Path, built_with: Any, then: Any) -> None:
     corpus = make_corpus(tmp_path / "corpus")
     await ingest(tmp_path / "index", corpus, built_with)
@@ -99,8 +102,13 @@ async def test_ingest_refuses_to_mix_token_vectors(tmp_path: Path, built_with: A
 async def test_a_question_with_late_interaction_on_an_index_without_vectors_is_refused(tmp_path: Path) -> None:
     await ingest(tmp_path / "data" / "index", make_corpus(tmp_path / "corpus"), None)
     index = EdgeIndex(tmp_path / "data" / "index")
-    pipeline = build_pipeline(core_settings(tmp_path / "data"), index=index, embedder=HashEmbedder(),
-                              generator=ExtractiveGenerator(), late=HashTokenEncoder())
+    pipeline = build_pipeline(
+        core_settings(tmp_path / "data"),
+        index=index,
+        embedder=HashEmbedder(),
+        generator=ExtractiveGenerator(),
+        late=HashTokenEncoder(),
+    )
     try:
         with pytest.raises(IndexModelMismatch, match="no token vectors"):
             await pipeline.answer("What is the orthodontia lifetime maximum?", token(["employees"]))

@@ -15,9 +15,16 @@ from tests.fakes.poisoned import HIDDEN_MARKER, HIDING, SHOWING, VISIBLE, hidden
 pytestmark = pytest.mark.unit
 
 EXPECTED_REASON = {
-    "white": "colour", "near_white": "colour", "white_cmyk": "colour", "white_gray": "colour",
-    "same_colour_as_box": "colour", "tiny": "tiny", "off_page": "off_page", "outside_crop_box": "off_page",
-    "covered": "covered", "covered_by_dark_box": "covered",
+    "white": "colour",
+    "near_white": "colour",
+    "white_cmyk": "colour",
+    "white_gray": "colour",
+    "same_colour_as_box": "colour",
+    "tiny": "tiny",
+    "off_page": "off_page",
+    "outside_crop_box": "off_page",
+    "covered": "covered",
+    "covered_by_dark_box": "covered",
 }
 
 
@@ -65,9 +72,14 @@ def test_markdown_comments_are_hidden_text(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("colour", "space", "rgb"),
-    [((1,), "DeviceGray", (1.0, 1.0, 1.0)), ((0, 0, 0, 1), "DeviceCMYK", (0.0, 0.0, 0.0)),
-     ((0.0,), "Separation", (1.0, 1.0, 1.0)), ((0.5,), "Indexed", None), (("P0",), "Pattern", None),
-     (None, None, None)],
+    [
+        ((1,), "DeviceGray", (1.0, 1.0, 1.0)),
+        ((0, 0, 0, 1), "DeviceCMYK", (0.0, 0.0, 0.0)),
+        ((0.0,), "Separation", (1.0, 1.0, 1.0)),
+        ((0.5,), "Indexed", None),
+        (("P0",), "Pattern", None),
+        (None, None, None),
+    ],
 )
 def test_colours_are_read_or_left_unjudged(colour: object, space: str | None, rgb: object) -> None:
     assert to_rgb(colour, space) == rgb

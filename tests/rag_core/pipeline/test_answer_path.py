@@ -345,9 +345,7 @@ async def test_canary_matrix(fixture_corpus: FixtureCorpus, identity: str, canar
     groups = IDENTITIES[identity]
     generator = SpyGenerator(ExtractiveGenerator())
     pipeline, spy = fixture_corpus.pipeline(generator)
-    answer = await pipeline.answer(
-        CANARY_QUESTIONS[canary_group], token(groups, subject=f"{identity}@fabrikam")
-    )
+    answer = await pipeline.answer(CANARY_QUESTIONS[canary_group], token(groups, subject=f"{identity}@fabrikam"))
     allowed = canary_group in groups
     canary = CANARIES[canary_group]
     if allowed:
@@ -402,9 +400,7 @@ async def test_employee_audience_narrows_an_executives_answer(fixture_corpus: Fi
 
 
 @pytest.mark.parametrize("canary_group", ["executives", "hr-admins"])
-async def test_audience_with_more_groups_never_widens(
-    fixture_corpus: FixtureCorpus, canary_group: str
-) -> None:
+async def test_audience_with_more_groups_never_widens(fixture_corpus: FixtureCorpus, canary_group: str) -> None:
     pipeline, spy = fixture_corpus.pipeline()
     wide = token(["employees", "executives", "hr-admins", "contractors"], subject="ceo")
     answer = await pipeline.answer(CANARY_QUESTIONS[canary_group], token(["employees"]), audience_tokens=[wide])
@@ -426,9 +422,7 @@ async def test_audience_narrows_jurisdiction_too(fixture_corpus: FixtureCorpus) 
 
 async def test_audience_member_without_groups_makes_the_answer_abstain(fixture_corpus: FixtureCorpus) -> None:
     pipeline, spy = fixture_corpus.pipeline()
-    answer = await pipeline.answer(
-        DEDUCTIBLE_Q, token(["employees"]), audience_tokens=[token([], subject="guest")]
-    )
+    answer = await pipeline.answer(DEDUCTIBLE_Q, token(["employees"]), audience_tokens=[token([], subject="guest")])
     assert_clean_abstention(answer, AbstainReason.NO_ACCESS)
     assert spy.touched == 0
 
@@ -462,9 +456,7 @@ async def test_generator_picking_one_of_two_conflicting_amounts_abstains(
     fixture_corpus: FixtureCorpus,
 ) -> None:
     def one_side(question: str, context: list[Candidate]) -> str:
-        return (
-            f"The HMO out-of-pocket maximum is $6,000 per person.[^{_chunk_with(context, '$6,000').chunk_id}]"
-        )
+        return f"The HMO out-of-pocket maximum is $6,000 per person.[^{_chunk_with(context, '$6,000').chunk_id}]"
 
     pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(one_side))
     answer = await pipeline.answer(OOP_Q, token(["employees"]))
@@ -478,8 +470,7 @@ async def test_conflicting_amount_under_the_wrong_citation_is_not_accepted(
 
     def both_under_one(question: str, context: list[Candidate]) -> str:
         return (
-            f"The HMO out-of-pocket maximum is $6,000 or $6,350 per person."
-            f"[^{_chunk_with(context, '$6,000').chunk_id}]"
+            f"The HMO out-of-pocket maximum is $6,000 or $6,350 per person.[^{_chunk_with(context, '$6,000').chunk_id}]"
         )
 
     pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(both_under_one))
@@ -519,6 +510,7 @@ async def test_poisoned_document_yields_the_fact_without_links_images_or_the_inj
 async def test_generator_echoing_the_poison_links_is_sanitised(fixture_corpus: FixtureCorpus) -> None:
     """Defence in depth: a model that emits the attacker's links anyway (from an index built before the
     screen, or from its own imagination) still shows none of them."""
+
     def echo(question: str, context: list[Candidate]) -> str:
         chunk = _chunk_with(context, "Northwind Pharmacy Services").chunk_id  # the poison was screened out
         return (
@@ -568,9 +560,12 @@ async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_ma
     assert "parental-leave-us-2026" in cited_docs(answer)
 
 
-@pytest.mark.xfail(strict=True, reason="known reader miss: ms-marco scores 'within 12 months of the birth' 6.3 and "
-                                       "'12 weeks of paid parental leave' 1.5 for '...after my baby is born?', beyond "
-                                       "the 5-logit margin (benchmarks/README.md, Reading models)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known reader miss: ms-marco scores 'within 12 months of the birth' 6.3 and "
+    "'12 weeks of paid parental leave' 1.5 for '...after my baby is born?', beyond "
+    "the 5-logit margin (benchmarks/README.md, Reading models)",
+)
 async def test_the_reader_quotes_the_weeks_for_a_how_many_weeks_question(fixture_corpus: FixtureCorpus) -> None:
     pipeline, _ = fixture_corpus.pipeline()
     answer = await pipeline.answer(
@@ -673,8 +668,7 @@ async def test_citation_of_an_unknown_chunk_rejects_the_whole_answer(fixture_cor
     def invent(question: str, context: list[Candidate]) -> str:
         real = context[0].chunk_id
         return (
-            f"The deductible is $1,250.[^{real}] Executives get a car allowance."
-            f"[^{CANARY_DOCS['executives']}_p1_c00]"
+            f"The deductible is $1,250.[^{real}] Executives get a car allowance.[^{CANARY_DOCS['executives']}_p1_c00]"
         )
 
     pipeline, _ = fixture_corpus.pipeline(ScriptedGenerator(invent))
@@ -796,7 +790,7 @@ async def test_warm_up_loads_the_word_lists_and_tokenizer_before_the_first_quest
 async def test_a_situation_word_outside_the_documents_does_not_block_the_answer(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    """"knee" is in no document, but it is the employee's situation, not what is asked: the topic gate
+    """ "knee" is in no document, but it is the employee's situation, not what is asked: the topic gate
     after reading lets the reader's answer through (the exact-word gate abstained here)."""
     pipeline, _ = fixture_corpus.pipeline()
     question = "whats the PPO deductible? trying to figure out worst case for my knee surgery"

@@ -20,8 +20,9 @@ from tests.fakes.embedder import HashEmbedder
 
 def _engine(tmp_path: Path) -> Pipeline:
     settings = CoreSettings(BENEFITSBOT_DATA_DIR=str(tmp_path), RBAC_SIGNING_KEY="k", _env_file=None)
-    return build_pipeline(settings, index=EdgeIndex(tmp_path / "index"), embedder=HashEmbedder(),
-                          generator=ExtractiveGenerator())
+    return build_pipeline(
+        settings, index=EdgeIndex(tmp_path / "index"), embedder=HashEmbedder(), generator=ExtractiveGenerator()
+    )
 
 
 @pytest.mark.unit
@@ -33,8 +34,9 @@ async def test_a_forged_token_is_denied_before_the_index_is_touched(tmp_path: Pa
 
 
 @pytest.mark.unit
-async def test_a_missing_index_raises_index_unavailable_with_the_query_id(tmp_path: Path,
-                                                                         caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_missing_index_raises_index_unavailable_with_the_query_id(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     pipeline = _engine(tmp_path)
     token = mint_token("k", subject="u", acl_groups=["employees"], state=None)
     with caplog.at_level("ERROR", logger="benefitsbot.query"), pytest.raises(IndexUnavailable) as caught:

@@ -64,8 +64,13 @@ class ExplainCorpus:
 
     def pipeline(self, generator: object | None = None) -> tuple[Pipeline, SpyIndex]:
         spy = SpyIndex(self.index)
-        built = build_pipeline(core_settings(self.data_dir), index=spy, embedder=self.embedder,  # type: ignore[arg-type]
-                               generator=generator or ExtractiveGenerator(), late=self.late)  # type: ignore[arg-type]
+        built = build_pipeline(
+            core_settings(self.data_dir),
+            index=spy,
+            embedder=self.embedder,  # type: ignore[arg-type]
+            generator=generator or ExtractiveGenerator(),
+            late=self.late,
+        )  # type: ignore[arg-type]
         return built, spy
 
 
@@ -75,7 +80,8 @@ async def corpus(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Expl
     embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()  # the defaults, as in conftest.py
     index = EdgeIndex(root / "data" / "index")
     summary = await Ingestor(index, embedder, late=late, progress=False).run(
-        write_corpus(root / "corpus", (*DOCS, EXEC_FUTURE)))
+        write_corpus(root / "corpus", (*DOCS, EXEC_FUTURE))
+    )
     assert summary.failed == [], summary.render()
     yield ExplainCorpus(root / "data", index, embedder, late)
     await index.aclose()
@@ -131,11 +137,15 @@ async def test_in_a_channel_a_future_document_is_named_only_if_the_whole_audienc
     corpus: ExplainCorpus,
 ) -> None:
     pipeline, _ = corpus.pipeline()
-    answer = await pipeline.answer(RETENTION_Q, token(["executives"]),
-                                   audience_tokens=[token(["employees"], subject="bob@fabrikam.example")])
+    answer = await pipeline.answer(
+        RETENTION_Q, token(["executives"]), audience_tokens=[token(["employees"], subject="bob@fabrikam.example")]
+    )
     assert answer.abstained and "Retention Bonus" not in named(answer)
-    shared = await pipeline.answer(MATCH_Q, token(["executives", "employees"]),
-                                   audience_tokens=[token(["employees"], subject="bob@fabrikam.example")])
+    shared = await pipeline.answer(
+        MATCH_Q,
+        token(["executives", "employees"]),
+        audience_tokens=[token(["employees"], subject="bob@fabrikam.example")],
+    )
     assert shared.abstain_detail is not None and shared.abstain_detail.not_yet_effective is not None
 
 

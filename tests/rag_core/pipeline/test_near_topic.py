@@ -13,11 +13,21 @@ pytestmark = pytest.mark.unit
 
 
 def _candidate(score: float, content: str, title: str = "Fabrikam Dental Plan Summary 2026") -> Candidate:
-    return Candidate(chunk_id="dental-plan-2026_p1_c00", document_id="dental-plan-2026", policy_id="dental-plan",
-                     title=title, page_number=1, content=content, jurisdiction="US-ALL",
-                     effective_date="2026-01-01", version="2026.1", language="en",
-                     source_uri="https://hr.fabrikam.example/policies/dental-plan-2026.md",
-                     acl_groups=["employees"], dense_score=score)
+    return Candidate(
+        chunk_id="dental-plan-2026_p1_c00",
+        document_id="dental-plan-2026",
+        policy_id="dental-plan",
+        title=title,
+        page_number=1,
+        content=content,
+        jurisdiction="US-ALL",
+        effective_date="2026-01-01",
+        version="2026.1",
+        language="en",
+        source_uri="https://hr.fabrikam.example/policies/dental-plan-2026.md",
+        acl_groups=["employees"],
+        dense_score=score,
+    )
 
 
 DENTAL = "Fabrikam Dental Plan Summary 2026 — Dental Coverage\nThe plan ..."
@@ -36,12 +46,15 @@ def _state(question: str, candidates: list[Candidate], unknown: list[str] | None
     return state
 
 
-@pytest.mark.parametrize(("score", "unknown", "expected"), [
-    (0.40, [], "Dental Coverage"),  # under the cutoff (0.44) by less than the margin
-    (0.50, [], "Dental Coverage"),  # over it, but the answer could not be supported
-    (0.30, [], None),  # too far
-    (0.40, ["crown"], None),  # names something no visible document contains
-])
+@pytest.mark.parametrize(
+    ("score", "unknown", "expected"),
+    [
+        (0.40, [], "Dental Coverage"),  # under the cutoff (0.44) by less than the margin
+        (0.50, [], "Dental Coverage"),  # over it, but the answer could not be supported
+        (0.30, [], None),  # too far
+        (0.40, ["crown"], None),  # names something no visible document contains
+    ],
+)
 def test_near_topic(score: float, unknown: list[str], expected: str | None) -> None:
     near = _explainer().near_topic(_state(QUESTION, [_candidate(score, DENTAL)], unknown))
     assert (near.section if near else None) == expected

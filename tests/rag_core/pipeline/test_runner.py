@@ -18,8 +18,9 @@ pytestmark = pytest.mark.unit
 
 
 class Recording(StageBase):
-    def __init__(self, name: str, log: list[str], *, abstain: AbstainReason | None = None,
-                 fail: Exception | None = None) -> None:
+    def __init__(
+        self, name: str, log: list[str], *, abstain: AbstainReason | None = None, fail: Exception | None = None
+    ) -> None:
         self.name = name
         self.log = log
         self.abstain_with = abstain
@@ -85,8 +86,22 @@ async def test_aclose_reaches_every_stage(tmp_path: Path) -> None:
 async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_corpus: FixtureCorpus) -> None:
     pipeline, _ = fixture_corpus.pipeline()
     assert [s.name for s in pipeline.stages] == [
-        "question", "scope", "rewrite", "embed", "retrieve", "gate", "rerank", "context", "precedence", "read",
-        "answerable", "topic", "generate", "validate", "support", "amounts",
+        "question",
+        "scope",
+        "rewrite",
+        "embed",
+        "retrieve",
+        "gate",
+        "rerank",
+        "context",
+        "precedence",
+        "read",
+        "answerable",
+        "topic",
+        "generate",
+        "validate",
+        "support",
+        "amounts",
     ]
     answer = await pipeline.answer("What is the medical plan deductible?", token(["employees"]))
     assert not answer.abstained

@@ -9,14 +9,17 @@ from rag_core.reading.question import expand_abbreviations, reader_queries
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(("typed", "read"), [
-    ("whats the OOP max on the PPO?", "whats the out-of-pocket maximum on the PPO?"),
-    ("how much PTO after 4 yrs", "how much paid time off (vacation) after 4 years"),
-    ("im part time, 25 hrs a week", "im part time, 25 hours a week"),
-    ("How do I get in touch with HR?", "How do I get in touch with HR?"),  # the department, not hours
-    ("if the ER admits me", "if the emergency room admits me"),
-    ("maximum HSA contribution", "maximum HSA contribution"),  # plan names stay as typed
-])
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("whats the OOP max on the PPO?", "whats the out-of-pocket maximum on the PPO?"),
+        ("how much PTO after 4 yrs", "how much paid time off (vacation) after 4 years"),
+        ("im part time, 25 hrs a week", "im part time, 25 hours a week"),
+        ("How do I get in touch with HR?", "How do I get in touch with HR?"),  # the department, not hours
+        ("if the ER admits me", "if the emergency room admits me"),
+        ("maximum HSA contribution", "maximum HSA contribution"),  # plan names stay as typed
+    ],
+)
 def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
     assert expand_abbreviations(typed) == read
 

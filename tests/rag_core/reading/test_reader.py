@@ -25,14 +25,18 @@ MEDICAL = candidate(
     "HDHP with HSA: $4,500 / $9,000.\n"
     "Benefit (in-network): Emergency room; PPO Plan: $300 copay (waived if admitted); "
     "HDHP with HSA: 20% after deductible.",
-    policy_id="medical-plan", title="Fabrikam Medical Plan Summary 2026", heading="Plan Options at a Glance",
+    policy_id="medical-plan",
+    title="Fabrikam Medical Plan Summary 2026",
+    heading="Plan Options at a Glance",
 )
 HANDBOOK = candidate(
     "employee-handbook-2026_p1_c10",
     "Performance and values\n"
     "At Fabrikam we value open communication, honesty and respect in everything we do.\n"
     "Managers hold a performance review with each employee twice a year, in June and December.",
-    policy_id="employee-handbook", title="Fabrikam Employee Handbook 2026", heading="Working here",
+    policy_id="employee-handbook",
+    title="Fabrikam Employee Handbook 2026",
+    heading="Working here",
 )
 
 
@@ -45,8 +49,9 @@ def reader() -> SpanReader:
 
 
 def test_the_answering_row_is_picked_over_related_rows_even_typed_in_chat(reader: SpanReader) -> None:
-    reading = reader.read("whats the OOP max on the PPO? trying to figure out worst case for my knee surgery",
-                          [MEDICAL])
+    reading = reader.read(
+        "whats the OOP max on the PPO? trying to figure out worst case for my knee surgery", [MEDICAL]
+    )
     assert "$4,000" in reading.spans[0].span.text
     assert reading.best >= DEFAULT_READER_MIN_SCORE
 
@@ -75,7 +80,10 @@ async def test_the_extractive_generator_quotes_what_the_reader_picked_with_citat
 
 
 async def test_spanish_questions_are_not_read_by_the_english_model(reader: SpanReader) -> None:
-    state = QueryState("¿Cuántas semanas de permiso parental pagado ofrece Fabrikam?", "token", )
+    state = QueryState(
+        "¿Cuántas semanas de permiso parental pagado ofrece Fabrikam?",
+        "token",
+    )
     state.language = "es"
     state.context = [MEDICAL]
     await ReadStage(reader).run(state)

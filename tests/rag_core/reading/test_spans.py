@@ -30,9 +30,10 @@ def test_sentences_and_rows_with_offsets_and_the_heading_in_effect() -> None:
     ]  # headings are context, "See p. 4." and "Ok." are fragments under three words
     assert [s.heading for s in spans] == ["Paid Time Off (Vacation)"] * 3 + ["Floating holidays"]
     for span in spans:
-        assert chunk.content[span.start:span.end] == span.text
+        assert chunk.content[span.start : span.end] == span.text
     assert spans[3].in_context() == (
-        "Floating holidays: Regular employees receive 2 floating holidays each calendar year.")
+        "Floating holidays: Regular employees receive 2 floating holidays each calendar year."
+    )
 
 
 def test_the_chunk_heading_applies_until_a_new_one_and_the_title_line_is_not_a_statement() -> None:

@@ -22,14 +22,18 @@ LIFE = candidate(
     "Fabrikam Corp provides life, accidental death and dismemberment (AD&D), short-term disability (STD) and "
     "long-term disability (LTD) insurance to protect you and your family.\n"
     "Basic Life, Basic AD&D, STD and LTD are paid for entirely by Fabrikam, and you are enrolled automatically.",
-    policy_id="life-disability", title="Fabrikam Life and Disability Insurance 2026", heading="Overview",
+    policy_id="life-disability",
+    title="Fabrikam Life and Disability Insurance 2026",
+    heading="Overview",
 )
 
 
 @pytest.mark.unit
 def test_the_unknown_words_are_taken_out_by_stem_and_nothing_else() -> None:
-    assert without_words("Does Fabrikam offer pet insurance for my puppies?", ["pet", "puppy"]) == \
-        "Does Fabrikam offer insurance for my ?"
+    assert (
+        without_words("Does Fabrikam offer pet insurance for my puppies?", ["pet", "puppy"])
+        == "Does Fabrikam offer insurance for my ?"
+    )
     assert without_words("can my boss find out?", ["knee"]) == "can my boss find out?"
 
 
@@ -41,8 +45,9 @@ def scorer() -> CrossEncoder:
     return built
 
 
-async def read_then_gate(scorer: CrossEncoder, question: str, unknown: list[str],
-                         context: list[Candidate]) -> QueryState:
+async def read_then_gate(
+    scorer: CrossEncoder, question: str, unknown: list[str], context: list[Candidate]
+) -> QueryState:
     state = QueryState(question, "token")
     state.unknown_words = unknown
     state.context = context
@@ -54,8 +59,11 @@ async def read_then_gate(scorer: CrossEncoder, question: str, unknown: list[str]
 @pytest.mark.integration
 async def test_a_situation_word_lets_the_answer_through(scorer: CrossEncoder) -> None:
     state = await read_then_gate(
-        scorer, "whats the OOP max on the PPO? trying to figure out worst case for my knee surgery",
-        ["trying", "figure", "worst", "knee"], [MEDICAL])
+        scorer,
+        "whats the OOP max on the PPO? trying to figure out worst case for my knee surgery",
+        ["trying", "figure", "worst", "knee"],
+        [MEDICAL],
+    )
     assert state.abstain_reason is None
 
 
