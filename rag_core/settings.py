@@ -54,6 +54,14 @@ DEFAULT_READER_MIN_SCORE = 2.75
 # "Topic gate after reading").
 DEFAULT_TOPIC_ABLATION_MARGIN = 0.0
 
+# The key-word gate after the reader: abstain when the best read sentence rises by more than this many
+# logits once the question's 2 most specific documented words are taken out (the sentence fits the
+# question better without what was asked). Tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl, where
+# ONE must-abstain row reaches it (g-045 "adoption expenses" -> wellness stipend: +3.61) and the
+# highest answerable row rises +0.78 ("contacts or only glasses?"); checked once on
+# corpus/holdout.jsonl (highest answerable +1.42). benchmarks/key_word_ablation.py.
+DEFAULT_KEY_WORD_ABLATION_MARGIN = 2.0
+
 DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
     "low_similarity": "I couldn't find this in the official benefits documents, so I won't guess.",
     "no_access": "I couldn't find this in the official benefits documents, so I won't guess.",
@@ -111,6 +119,10 @@ class CoreSettings(BaseSettings):
     # logits; words: every undocumented word blocks (the exact-word gate, as with READER=none).
     topic_gate: Literal["read", "words"] = Field(default="read", alias="TOPIC_GATE")
     topic_ablation_margin: float = Field(default=DEFAULT_TOPIC_ABLATION_MARGIN, alias="TOPIC_ABLATION_MARGIN")
+    # With the reader on: abstain when the answer does not depend on the question's most specific
+    # documented words (rag_core.pipeline.read.KeyWordGate).
+    key_word_ablation: bool = Field(default=True, alias="KEY_WORD_ABLATION")
+    key_word_ablation_margin: float = Field(default=DEFAULT_KEY_WORD_ABLATION_MARGIN, alias="KEY_WORD_ABLATION_MARGIN")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

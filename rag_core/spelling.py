@@ -69,6 +69,7 @@ class QueryCorrector:
         self.vocabulary = dict(vocabulary)
         self._words = list(self.vocabulary)
         self._stems: set[str] | None = None
+        self._stem_counts: dict[str, int] | None = None
 
     def correct_word(self, word: str, language: str = "en") -> str:
         lower = word.lower()
@@ -86,6 +87,14 @@ class QueryCorrector:
             return word
         best = min(matches, key=lambda m: (m[1], -self.vocabulary[m[0]]))
         return best[0]
+
+    def stem_counts(self) -> dict[str, int]:
+        """Word counts of the visible documents by stem (how specific a documented question word is)."""
+        if self._stem_counts is None:
+            self._stem_counts = {}
+            for word, n in self.vocabulary.items():
+                self._stem_counts[stem(word)] = self._stem_counts.get(stem(word), 0) + n
+        return self._stem_counts
 
     def unknown_topics(self, question: str) -> list[str]:
         """Topic words of the question that no visible document contains (after correction):

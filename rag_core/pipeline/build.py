@@ -15,7 +15,7 @@ from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGat
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
-from rag_core.pipeline.read import AnswerabilityGate, ReadStage, TopicGate
+from rag_core.pipeline.read import AnswerabilityGate, KeyWordGate, ReadStage, TopicGate
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
@@ -112,6 +112,14 @@ def build_pipeline(
                 CrossEncoder.shared(settings.local_model_threads, max_length=128),
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
+            )
+        )
+    if reading and settings.key_word_ablation:
+        reading_stages.append(
+            KeyWordGate(
+                CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                corpus,
+                settings.key_word_ablation_margin,
             )
         )
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from rag_core.pipeline.base import StageBase
+from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
 from rag_core.reading.reader import PassageScorer, SpanReader
-from rag_core.reading.topic import ablation_rise
+from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
@@ -77,4 +78,33 @@ class TopicGate(StageBase):
                 ablation_rise, self.scorer, state.question, state.unknown_words, state.reading, self.top
             )
         if rise is None or rise > self.margin:
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+
+class KeyWordGate(StageBase):
+    """The reader's answer must depend on what was asked: the best ``top`` read sentences are read
+    again without the question's ``k`` most specific documented words (lowest counts in the visible
+    documents). A rise of more than ``margin`` logits means the sentence fits the question better
+    without them, so it is about something related, not the asked thing ("reimburse for adoption
+    expenses" -> the wellness stipend sentence): abstain ``low_similarity``. Runs only when the
+    reader is about to answer."""
+
+    name = "key_word"
+
+    def __init__(self, scorer: PassageScorer, corpus: CorpusView, margin: float, k: int = 2, top: int = 4) -> None:
+        self.scorer = scorer
+        self.corpus = corpus
+        self.margin = margin
+        self.k = k
+        self.top = top
+
+    async def run(self, state: QueryState) -> None:
+        if state.finished or state.reading is None:
+            return
+        counts = self.corpus.corrector_for(state.require_access()).stem_counts()
+        words = key_words(state.question, counts, exclude=state.unknown_words, k=self.k)
+        if not words:
+            return
+        rise = await asyncio.to_thread(ablation_rise, self.scorer, state.question, words, state.reading, self.top)
+        if rise is not None and rise > self.margin:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

@@ -13,11 +13,11 @@ the answer and the reader's own gate decides.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from rag_core.reading.question import reader_queries
 from rag_core.reading.reader import PassageScorer, Reading
-from rag_core.text import stem
+from rag_core.text import stem, topic_terms
 
 _WORD = re.compile(r"[\w'’-]+")
 
@@ -42,3 +42,11 @@ def ablation_rise(
     framed = [s.span.in_context() for s in spans]
     best_ablated = max(max(scorer.logits(q, framed)) for q in reader_queries(ablated))
     return best_ablated - reading.best
+
+
+def key_words(question: str, counts: Mapping[str, int], exclude: Collection[str] = (), k: int = 2) -> list[str]:
+    """The ``k`` most specific documented topic words of ``question``: those with the lowest counts in
+    the visible documents (``counts`` by stem), the words the answer must be about ("adoption",
+    "reimburse" in "How much does Fabrikam reimburse for adoption expenses?")."""
+    words = [t for t in dict.fromkeys(topic_terms(question)) if t in counts and t not in exclude]
+    return sorted(words, key=lambda w: counts[w])[:k]

@@ -10,7 +10,7 @@ from rag_core.models import CrossEncoder
 from rag_core.pipeline.read import ReadStage, TopicGate
 from rag_core.pipeline.state import QueryState
 from rag_core.reading.reader import SpanReader
-from rag_core.reading.topic import without_words
+from rag_core.reading.topic import key_words, without_words
 from rag_core.settings import DEFAULT_TOPIC_ABLATION_MARGIN
 from rag_core.types import AbstainReason, Candidate
 from tests.fakes.network import network_disabled
@@ -35,6 +35,16 @@ def test_the_unknown_words_are_taken_out_by_stem_and_nothing_else() -> None:
         == "Does Fabrikam offer insurance for my ?"
     )
     assert without_words("can my boss find out?", ["knee"]) == "can my boss find out?"
+
+
+@pytest.mark.unit
+def test_the_key_words_are_the_rarest_documented_topic_words() -> None:
+    counts = {"reimburse": 3, "adoption": 2, "expense": 40, "fabrikam": 500}
+    assert key_words("How much does Fabrikam reimburse for adoption expenses?", counts) == ["adoption", "reimburse"]
+    assert key_words("How much does Fabrikam reimburse for adoption expenses?", counts, exclude=["adoption"], k=1) == [
+        "reimburse"
+    ]
+    assert key_words("What is the pet policy?", counts) == []
 
 
 @pytest.fixture(scope="module")

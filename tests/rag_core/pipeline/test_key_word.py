@@ -1,0 +1,80 @@
+"""The key-word gate after reading, on the REAL pipeline over the project's corpus (real index, real
+bundled cross-encoder): an answer that does not depend on the question's most specific documented
+words ("adoption expenses" -> the wellness stipend) abstains; a right answer loses score without
+them and goes through."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from rag_core.embeddings.local import LocalEmbedder
+from rag_core.eval.gold import GoldRow, load_gold
+from rag_core.eval.harness import token_for
+from rag_core.index.edge import EdgeIndex
+from rag_core.ingest.pipeline import Ingestor
+from rag_core.models import ColbertEncoder
+from rag_core.pipeline import Pipeline, build_pipeline
+from rag_core.settings import CoreSettings
+from rag_core.types import AbstainReason
+from tests.rag_core.conftest import core_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
+
+REPO = Path(__file__).resolve().parents[3]
+GOLD = {row.id: row for row in load_gold(REPO / "corpus" / "gold.jsonl")}
+
+
+@dataclass
+class RealCorpus:
+    data_dir: Path
+    index: EdgeIndex
+    embedder: LocalEmbedder
+    late: ColbertEncoder
+
+    def settings(self, **overrides: object) -> CoreSettings:
+        return core_settings(self.data_dir, **overrides)  # today: 2026-11-30, as in the evals
+
+    def pipeline(self, **overrides: object) -> Pipeline:
+        return build_pipeline(self.settings(**overrides), index=self.index, embedder=self.embedder, late=self.late)  # type: ignore[arg-type]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def real(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
+    root = tmp_path_factory.mktemp("keyword")
+    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
+    index = EdgeIndex(root / "index")
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "corpus")
+    assert summary.ingested, summary.render()
+    yield RealCorpus(root, index, embedder, late)
+    await index.aclose()
+
+
+async def ask(real: RealCorpus, row: GoldRow, until: str = "key_word", **overrides: object) -> tuple[bool, str | None]:
+    """Whether the pipeline run up to ``until`` (the last gate before generation) has abstained, and which stage did."""
+    pipeline = real.pipeline(**overrides)
+    try:
+        state = await pipeline.run_until(until, row.question, token_for(real.settings(), row), as_of=row.as_of)
+    finally:
+        await pipeline.aclose()
+    return state.finished, state.decided_by if state.finished else None
+
+
+async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: RealCorpus) -> None:
+    row = GOLD["g-045"]  # adoption expenses: the reader's best sentence is the wellness stipend
+    assert row.expect == "abstain"
+    assert await ask(real, row, "topic", KEY_WORD_ABLATION=False) == (False, None)  # the reader alone answers
+    finished, decided_by = await ask(real, row)
+    assert finished and decided_by == "key_word"
+    answer = await real.pipeline().answer(row.question, token_for(real.settings(), row), as_of=row.as_of)
+    assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
+
+
+@pytest.mark.parametrize("row_id", ["g-001", "g-004", "g-063"])  # the answerable rows that rise most
+async def test_a_right_answer_goes_through(real: RealCorpus, row_id: str) -> None:
+    row = GOLD[row_id]
+    assert await ask(real, row) == (False, None)
