@@ -68,13 +68,15 @@ async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: R
     row = GOLD["g-045"]  # adoption expenses: the reader's best sentence is the wellness stipend
     assert row.expect == "abstain"
     assert await ask(real, row, "topic", KEY_WORD_ABLATION=False) == (False, None)  # the reader alone answers
-    finished, decided_by = await ask(real, row)
+    finished, decided_by = await ask(real, row, KEY_WORD_ABLATION=True)
     assert finished and decided_by == "key_word"
-    answer = await real.pipeline().answer(row.question, token_for(real.settings(), row), as_of=row.as_of)
+    answer = await real.pipeline(KEY_WORD_ABLATION=True).answer(
+        row.question, token_for(real.settings(), row), as_of=row.as_of
+    )
     assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
 
 
 @pytest.mark.parametrize("row_id", ["g-001", "g-004", "g-063"])  # the answerable rows that rise most
 async def test_a_right_answer_goes_through(real: RealCorpus, row_id: str) -> None:
     row = GOLD[row_id]
-    assert await ask(real, row) == (False, None)
+    assert await ask(real, row, KEY_WORD_ABLATION=True) == (False, None)
