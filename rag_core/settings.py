@@ -25,12 +25,6 @@ DEFAULT_CUTOFFS: dict[str, float] = {
     "bge-small-en-v1.5": 0.61,  # benefitsbot eval corpus/gold.jsonl --calibrate (see benchmarks/README.md)
 }
 
-# With the reader on, the dense gate is only a coarse floor (the reader decides answerability):
-# tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl (0.30 and 0.20 measure the same; the higher kept).
-DEFAULT_READER_CUTOFFS: dict[str, float] = {
-    "all-MiniLM-L6-v2": 0.30,
-}
-
 # A question with a word no visible document contains ("pet insurance", "funeral") is usually
 # about something the documents do not cover; it is answered only when the documents match it this
 # strongly anyway ("...if I pick the HDHP?"). Calibrated on corpus/gold.jsonl: just above the best
@@ -153,13 +147,10 @@ class CoreSettings(BaseSettings):
         """An override of one reason keeps the spec's text for the others."""
         return {**DEFAULT_ABSTAIN_TEXTS, **value}
 
-    def cutoff_for(self, model_name: str, *, reading: bool = False) -> float:
-        """The similarity gate for ``model_name``: an explicit setting wins over the calibrated table;
-        with the reader on (``reading``), the lower floor measured for that model, if any."""
+    def cutoff_for(self, model_name: str) -> float:
+        """The similarity gate for ``model_name``: an explicit setting wins over the calibrated table."""
         if self.similarity_cutoff is not None:
             return self.similarity_cutoff
-        if reading and model_name in DEFAULT_READER_CUTOFFS:
-            return DEFAULT_READER_CUTOFFS[model_name]
         return DEFAULT_CUTOFFS.get(model_name, 0.5)
 
     def unknown_word_cutoff_for(self, model_name: str) -> float | None:

@@ -2,14 +2,13 @@
 
 The asker is an :class:`~bot.identity.Identity` like any platform's, minted into a signed token
 by :func:`~bot.identity.mint_for`; the core verifies it and applies the mandatory access filter
-exactly as for Slack and Teams. The question runs through ``Pipeline.run`` on a ``QueryState``
+exactly as for Slack and Teams. The question runs through ``Pipeline.answer_traced`` (the same sequence as ``answer``)
 (not ``Pipeline.answer``) so the candidates, the deciding stage and the per-stage timings stay
 visible; ``build_answer`` then makes the same ``Answer`` the chat surfaces get.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -122,11 +121,7 @@ async def trace(
     """
     subject = f"playground:{user_ref(signing_key, 'playground', ask.identity.user_id)}"
     token = mint_for(signing_key, ask.identity, subject, ttl_s, language=ask.language)
-    state = QueryState(ask.question, token, as_of=ask.as_of)
-    started = time.perf_counter()
-    await pipeline.run(state)
-    state.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
-    answer = pipeline.build_answer(state)
+    answer, state = await pipeline.answer_traced(ask.question, token, as_of=ask.as_of)
     cutoff, unknown_cutoff = _gate_cutoffs(pipeline)
     return Trace(
         ask=ask,

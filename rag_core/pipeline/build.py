@@ -84,7 +84,7 @@ def build_pipeline(
         late_model=late.model_name if late else None,
         late_dimension=late.dimension if late else 0,
     )
-    cutoff = settings.cutoff_for(embedder.model_name, reading=settings.reader == "cross-encoder")
+    cutoff = settings.cutoff_for(embedder.model_name)
 
     def today() -> date:
         return settings.today or date.today()

@@ -113,6 +113,22 @@ class Pipeline:
         answer posted in a channel uses only documents everyone in the audience may see.
         ``history`` holds earlier questions of the thread, so "what about dental?" is understood.
         """
+        answer, _ = await self.answer_traced(
+            question, token, as_of=as_of, audience_tokens=audience_tokens, history=history
+        )
+        return answer
+
+    async def answer_traced(
+        self,
+        question: str,
+        token: str,
+        *,
+        as_of: date | None = None,
+        audience_tokens: Sequence[str] = (),
+        history: Sequence[str] = (),
+    ) -> tuple[Answer, QueryState]:
+        """:meth:`answer`, plus the state it was built from (candidates, deciding stage, timings) for
+        tools that explain an answer, such as the playground: one sequence, so they cannot drift."""
         started = time.perf_counter()
         state = QueryState(question, token, as_of=as_of, audience_tokens=audience_tokens, history=history)
         await self.run(state)
@@ -120,7 +136,7 @@ class Pipeline:
         state.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         answer = self.build_answer(state)
         self._log(state, answer)
-        return answer
+        return answer, state
 
     async def _explain(self, state: QueryState) -> None:
         """An abstention's detail (what the asker may be told about why), timed like a stage."""
