@@ -2,9 +2,9 @@
 
 The asker is an :class:`~bot.identity.Identity` like any platform's, minted into a signed token
 by :func:`~bot.identity.mint_for`; the core verifies it and applies the mandatory access filter
-exactly as for Slack and Teams. The question runs through ``Pipeline.answer_traced`` (the same sequence as ``answer``)
-(not ``Pipeline.answer``) so the candidates, the deciding stage and the per-stage timings stay
-visible; ``build_answer`` then makes the same ``Answer`` the chat surfaces get.
+exactly as for Slack and Teams. The question runs through ``Pipeline.answer_traced``, the very
+sequence ``Pipeline.answer`` runs, which also returns the state, so the candidates, the deciding
+stage and the per-stage timings stay visible beside the same ``Answer`` the chat surfaces get.
 """
 
 from __future__ import annotations
