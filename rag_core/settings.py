@@ -87,7 +87,10 @@ class CoreSettings(BaseSettings):
     openai_timeout_s: float = Field(default=20.0, alias="OPENAI_TIMEOUT_S")
     openai_max_retries: int = Field(default=2, alias="OPENAI_MAX_RETRIES")
     embedding_provider: str = Field(default="auto", alias="EMBEDDING_PROVIDER")  # auto | local | openai
-    # Intra-op threads of each bundled ONNX model; None: the usable cores, at most 4.
+    # Model calls the bundled ONNX models run side by side (a question's reader pairs, its dense and
+    # token vectors, ingest's chunks); None: one per usable core, at most 4. 1: one at a time.
+    model_workers: int | None = Field(default=None, ge=1, le=16, alias="MODEL_WORKERS")
+    # Intra-op threads of each bundled ONNX model; None: the usable cores divided among MODEL_WORKERS.
     local_model_threads: int | None = Field(default=None, ge=1, alias="LOCAL_MODEL_THREADS")
     generator: str = Field(default="auto", alias="GENERATOR")  # auto | extractive | openai
     cohere_api_key: SecretStr | None = Field(default=None, alias="COHERE_API_KEY")

@@ -17,7 +17,7 @@ def build_embedder(settings: CoreSettings) -> EmbeddingProvider:
         return OpenAIEmbedder.from_settings(settings)
     from rag_core.embeddings.local import LocalEmbedder
 
-    return LocalEmbedder.shared(settings.local_model_threads)
+    return LocalEmbedder.shared(settings.local_model_threads, settings.model_workers)
 
 
 def build_late_encoder(settings: CoreSettings) -> TokenEncoder | None:
@@ -26,4 +26,4 @@ def build_late_encoder(settings: CoreSettings) -> TokenEncoder | None:
         return None
     from rag_core.models import ColbertEncoder
 
-    return ColbertEncoder.shared(settings.local_model_threads)
+    return ColbertEncoder.shared(settings.local_model_threads, settings.model_workers)

@@ -30,7 +30,7 @@ class LocalEmbedder:
     model_name: str = MODEL_NAME
     dimension: int = 384
 
-    _shared: ClassVar[dict[int | None, LocalEmbedder]] = {}
+    _shared: ClassVar[dict[tuple[int | None, int | None], LocalEmbedder]] = {}
     _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, encoder: DenseOnnxEncoder | None = None, *, window_overlap: int = 32) -> None:
@@ -39,12 +39,13 @@ class LocalEmbedder:
         self.window_overlap = window_overlap
 
     @classmethod
-    def shared(cls, threads: int | None = None) -> LocalEmbedder:
-        """One embedder per process (and thread setting)."""
+    def shared(cls, threads: int | None = None, workers: int | None = None) -> LocalEmbedder:
+        """One embedder per process (and thread and worker setting)."""
+        key = (threads, workers)
         with cls._shared_lock:
-            if threads not in cls._shared:
-                cls._shared[threads] = cls(DenseOnnxEncoder.shared(threads))
-            return cls._shared[threads]
+            if key not in cls._shared:
+                cls._shared[key] = cls(DenseOnnxEncoder.shared(threads, workers))
+            return cls._shared[key]
 
     def windows(self, text: str, *, pieces: int | None = None, overlap: int | None = None) -> list[str]:
         """Split ``text`` into pieces the model reads in full (overlapping by a few word pieces);

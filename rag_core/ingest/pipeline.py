@@ -368,6 +368,13 @@ class Ingestor:
                 gone.append(document_id)
         return gone
 
+    async def _token_vectors(self, texts: list[str]) -> list[list[list[float]] | None]:
+        """Each chunk's token vectors (None without late interaction), encoded while the dense model
+        embeds the same chunks: both fan their chunks out over the models' shared worker pool."""
+        if self.late is None or not texts:
+            return [None] * len(texts)
+        return [token_vectors(m) for m in await asyncio.to_thread(self.late.encode_documents, texts)]
+
     async def _ingest_document(
         self, meta: DocumentMeta, extracted: Extracted, revision: str, root: str, previous: DocumentRecord | None
     ) -> DocumentRecord:
@@ -375,10 +382,7 @@ class Ingestor:
         policy_text = screen.apply(extracted)
         chunks = chunk_document(meta, policy_text, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
         texts = [c.content for c in chunks]
-        vectors = await self.embedder.embed_documents(texts)
-        late: list[list[list[float]] | None] = [None] * len(chunks)
-        if self.late is not None and chunks:
-            late = [token_vectors(m) for m in await asyncio.to_thread(self.late.encode_documents, texts)]
+        vectors, late = await asyncio.gather(self.embedder.embed_documents(texts), self._token_vectors(texts))
         points = [
             IndexPoint(
                 point_id_for(chunk.chunk_id),

@@ -28,7 +28,14 @@ from typing import ClassVar
 import numpy as np
 
 from rag_core.models import bert
-from rag_core.models.runtime import ModelFiles, bundled_model, load_session, load_tokenizer
+from rag_core.models.runtime import (
+    InferencePool,
+    ModelFiles,
+    bundled_model,
+    default_threads,
+    load_session,
+    load_tokenizer,
+)
 
 MODEL_NAME = "answerai-colbert-small-v1"
 QUERY_MARKER = "[unused0]"
@@ -51,7 +58,7 @@ class ColbertEncoder:
     dimension: int = 128
     positions: int = 512
 
-    _shared: ClassVar[dict[int | None, ColbertEncoder]] = {}
+    _shared: ClassVar[dict[tuple[int | None, int | None], ColbertEncoder]] = {}
 
     def __init__(
         self,
@@ -60,9 +67,12 @@ class ColbertEncoder:
         threads: int | None = None,
         window_overlap: int = 64,
         query_augmentation: bool = False,
+        pool: InferencePool | None = None,
     ) -> None:
+        """``pool``: encodes a call's documents concurrently (None: one after the other)."""
         files = files or bundled_model(MODEL_NAME, "colbert")
-        self._session = load_session(files.onnx, threads)
+        self._pool = pool or InferencePool(1)
+        self._session = load_session(files.onnx, threads or default_threads(self._pool.workers))
         self._tokenizer = load_tokenizer(files.tokenizer)
         token = self._tokenizer
         self._cls, self._sep = bert.token_id(token, "[CLS]"), bert.token_id(token, "[SEP]")
@@ -76,10 +86,12 @@ class ColbertEncoder:
         self.query_augmentation = query_augmentation
 
     @classmethod
-    def shared(cls, threads: int | None = None) -> ColbertEncoder:
-        if threads not in cls._shared:
-            cls._shared[threads] = cls(threads=threads)
-        return cls._shared[threads]
+    def shared(cls, threads: int | None = None, workers: int | None = None) -> ColbertEncoder:
+        """One encoder per process, on the shared pool of ``workers`` (default: the usable cores)."""
+        key = (threads, workers)
+        if key not in cls._shared:
+            cls._shared[key] = cls(threads=threads, pool=InferencePool.shared(workers))
+        return cls._shared[key]
 
     @property
     def max_pieces(self) -> int:
@@ -104,7 +116,7 @@ class ColbertEncoder:
 
     def encode_document_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
         """Like ``encode_documents``, with each token's character span (for scoring sentence spans)."""
-        return [self._document(text) for text in texts]
+        return self._pool.map(self._document, texts)
 
     def _document(self, text: str) -> TokenVectors:
         pieces = bert.word_pieces(self._tokenizer, text)

@@ -3,7 +3,9 @@
 Scores are sigmoid probabilities that the passage answers the question. A pair longer than
 ``max_length`` word pieces keeps the question (up to half of ``max_length``) and cuts the
 passage's tail (the model cannot read more); ``truncated`` tells a caller whether that happened,
-so it can pass shorter passages. Each pair is one ONNX run (see ``rag_core.models.bert``).
+so it can pass shorter passages. Each pair is one ONNX run (see ``rag_core.models.bert``); a call's
+distinct passages run side by side on the shared ``InferencePool`` and a passage given twice in one
+call is read once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from typing import ClassVar
 import numpy as np
 
 from rag_core.models import bert
-from rag_core.models.runtime import ModelFiles, bundled_model, load_session, load_tokenizer
+from rag_core.models.runtime import (
+    InferencePool,
+    ModelFiles,
+    bundled_model,
+    default_threads,
+    load_session,
+    load_tokenizer,
+)
 
 MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
 
@@ -23,34 +32,47 @@ class CrossEncoder:
     model_name: str = MODEL_NAME
     positions: int = 512
 
-    _shared: ClassVar[dict[tuple[int | None, int], CrossEncoder]] = {}
+    _shared: ClassVar[dict[tuple[int | None, int, int | None], CrossEncoder]] = {}
 
-    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None, max_length: int = 512) -> None:
+    def __init__(
+        self,
+        files: ModelFiles | None = None,
+        *,
+        threads: int | None = None,
+        max_length: int = 512,
+        pool: InferencePool | None = None,
+    ) -> None:
+        """``pool``: runs a call's pairs concurrently (None: one after the other)."""
         if not 8 <= max_length <= self.positions:
             raise ValueError(f"max_length must be between 8 and {self.positions}")
         files = files or bundled_model(MODEL_NAME, "reranker_en")
-        self._session = load_session(files.onnx, threads)
+        self._pool = pool or InferencePool(1)
+        self._session = load_session(files.onnx, threads or default_threads(self._pool.workers))
         self._tokenizer = load_tokenizer(files.tokenizer)
         self._cls = bert.token_id(self._tokenizer, "[CLS]")
         self._sep = bert.token_id(self._tokenizer, "[SEP]")
         self.max_length = max_length
 
     @classmethod
-    def shared(cls, threads: int | None = None, max_length: int = 512) -> CrossEncoder:
-        key = (threads, max_length)
+    def shared(cls, threads: int | None = None, max_length: int = 512, workers: int | None = None) -> CrossEncoder:
+        """One encoder per settings per process, on the shared pool of ``workers`` (default: the usable cores)."""
+        key = (threads, max_length, workers)
         if key not in cls._shared:
-            cls._shared[key] = cls(threads=threads, max_length=max_length)
+            cls._shared[key] = cls(threads=threads, max_length=max_length, pool=InferencePool.shared(workers))
         return cls._shared[key]
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         """Probability, per passage, that it answers ``query`` (same order as ``passages``)."""
-        question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
-        return [self._score(question, passage) for passage in passages]
+        return [float(1.0 / (1.0 + np.exp(-logit))) for logit in self.logits(query, passages)]
 
     def logits(self, query: str, passages: Sequence[str]) -> list[float]:
         """The raw relevance logits (monotone in ``score``; wider range for calibration plots)."""
         question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
-        return [self._logit(question, passage) for passage in passages]
+        distinct = list(dict.fromkeys(passages))  # overlapping chunks can repeat a sentence
+        read = dict(
+            zip(distinct, self._pool.map(lambda passage: self._logit(question, passage), distinct), strict=True)
+        )
+        return [read[passage] for passage in passages]
 
     def piece_offsets(self, text: str) -> list[tuple[int, int]]:
         """Character span of each word piece of ``text`` (tokenizer only, no model run): lets a caller
@@ -60,9 +82,6 @@ class CrossEncoder:
     def truncated(self, query: str, passage: str) -> bool:
         question = bert.word_pieces(self._tokenizer, query).ids[: self.max_length // 2]
         return len(question) + len(bert.word_pieces(self._tokenizer, passage)) + 3 > self.max_length
-
-    def _score(self, question: list[int], passage: str) -> float:
-        return float(1.0 / (1.0 + np.exp(-self._logit(question, passage))))
 
     def _logit(self, question: list[int], passage: str) -> float:
         room = self.max_length - len(question) - 3

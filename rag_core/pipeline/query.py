@@ -49,7 +49,8 @@ class RewriteStage(StageBase):
 
 
 class EmbedStage(StageBase):
-    """The question's dense vector and, with late interaction on, its token vectors: once per question."""
+    """The question's dense vector and, with late interaction on, its token vectors: once per question,
+    the two side by side (independent model runs, each off the event loop)."""
 
     name = "embed"
 
@@ -58,6 +59,10 @@ class EmbedStage(StageBase):
         self.late = late
 
     async def run(self, state: QueryState) -> None:
-        state.query_vector = np.asarray(await self.embedder.embed_query(state.query), dtype=np.float32)
-        if self.late is not None:
-            state.query_tokens = await encode_query_tokens(self.late, state.query)
+        if self.late is None:
+            dense = await self.embedder.embed_query(state.query)
+        else:
+            dense, state.query_tokens = await asyncio.gather(
+                self.embedder.embed_query(state.query), encode_query_tokens(self.late, state.query)
+            )
+        state.query_vector = np.asarray(dense, dtype=np.float32)

@@ -1,6 +1,6 @@
 """The ingest pipeline on a real EdgeIndex (tmp dirs) with the fast hashed embedder.
 
-One test uses the real LocalEmbedder end to end.
+Two tests use the real local models end to end.
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 import qdrant_edge as qe
 
+from rag_core.embeddings.local import LocalEmbedder
 from rag_core.errors import IndexModelMismatch
 from rag_core.index.base import DATETIME_FIELDS, KEYWORD_FIELDS, AccessFilter
 from rag_core.index.edge import EdgeIndex
 from rag_core.ingest.pipeline import Ingestor, IngestSummary, load_manifest, point_id_for
+from rag_core.models import ColbertEncoder, DenseOnnxEncoder
+from rag_core.models.runtime import InferencePool
 from rag_core.sparse import bm25_query
 from tests.fakes.documents import build_pdf, sentences, write_markdown
 from tests.fakes.embedder import HashEmbedder
@@ -366,8 +369,6 @@ async def test_payload_indexes_exist_before_any_point(tmp_path: Path) -> None:
 
 
 async def test_end_to_end_with_the_local_model(tmp_path: Path) -> None:
-    from rag_core.embeddings.local import LocalEmbedder
-
     corpus = tmp_path / "corpus"
     write_markdown(
         corpus / "Benefit_Options.md",
@@ -475,3 +476,30 @@ async def test_documents_indexed_before_the_screen_are_re_extracted(corpus: Path
     second = await ingest(index_dir, corpus)
     assert second.ingested == 3 and second.skipped == 0
     assert second.index_version == first.index_version
+
+
+def stored(index: EdgeIndex) -> dict[str, tuple[dict[str, Any], Any]]:
+    """Every point with its vectors: point id -> (payload, {dense, bm25, colbert})."""
+    records, _ = index._open().scroll(qe.ScrollRequest(limit=10_000, with_payload=True, with_vector=True))
+    return {str(r.id): (dict(r.payload or {}), r.vector) for r in records}
+
+
+async def test_models_on_the_worker_pool_store_the_same_points(tmp_path: Path) -> None:
+    """Chunks encoded side by side on the pool give the very points one-after-the-other encoding gives."""
+    corpus = make_corpus(tmp_path / "corpus")
+    contents = {}
+    for name, pool in (("sequential", InferencePool(1)), ("pooled", InferencePool(2))):
+        index = EdgeIndex(tmp_path / name)
+        embedder = LocalEmbedder(DenseOnnxEncoder(threads=1, pool=pool))
+        summary = await Ingestor(index, embedder, late=ColbertEncoder(threads=1, pool=pool), progress=False).run(corpus)
+        assert summary.chunks > 3 and not summary.failed
+        contents[name] = stored(index)
+        await index.aclose()
+    sequential, pooled = contents["sequential"], contents["pooled"]
+    assert sequential.keys() == pooled.keys()
+    for point_id, (payload, vectors) in sequential.items():
+        assert pooled[point_id][0] == payload
+        got = pooled[point_id][1]
+        assert got["dense"] == vectors["dense"]
+        assert got["colbert"] == vectors["colbert"]
+        assert (got["bm25"].indices, got["bm25"].values) == (vectors["bm25"].indices, vectors["bm25"].values)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,38 @@ def test_window_starts_cover_the_text() -> None:
     assert window_starts(50, 20, 4) == [0, 16, 32]
     with pytest.raises(ValueError):
         window_starts(50, 4, 4)
+
+
+@pytest.mark.unit
+def test_map_keeps_input_order_and_runs_on_the_workers() -> None:
+    pool = runtime.InferencePool(2)
+    names = pool.map(lambda item: (item, threading.current_thread().name), list(range(8)))
+    assert [item for item, _ in names] == list(range(8))
+    assert all(name.startswith("onnx") for _, name in names)
+
+
+@pytest.mark.unit
+def test_one_worker_and_single_items_run_inline() -> None:
+    caller = threading.current_thread().name
+    assert runtime.InferencePool(1).map(lambda _: threading.current_thread().name, [1, 2, 3]) == [caller] * 3
+    assert runtime.InferencePool(2).map(lambda _: threading.current_thread().name, [1]) == [caller]
+
+
+@pytest.mark.unit
+def test_a_call_from_inside_the_pool_runs_inline_instead_of_waiting_on_itself() -> None:
+    pool = runtime.InferencePool(2)
+    # Four outer items each map four inner ones: on two workers, nested submissions would deadlock.
+    nested = pool.map(lambda outer: pool.map(lambda inner: outer * 10 + inner, [0, 1, 2, 3]), [1, 2, 3, 4])
+    assert nested == [[outer * 10 + inner for inner in range(4)] for outer in (1, 2, 3, 4)]
+
+
+@pytest.mark.unit
+def test_pool_needs_a_worker() -> None:
+    with pytest.raises(ValueError, match="at least one worker"):
+        runtime.InferencePool(0)
+
+
+@pytest.mark.unit
+def test_default_threads_share_the_cores_among_the_workers() -> None:
+    assert runtime.default_threads(64) == 1
+    assert runtime.default_threads(1) >= runtime.default_threads(2) >= 1
