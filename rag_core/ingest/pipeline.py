@@ -35,6 +35,7 @@ from rag_core.index.manifest import (
 from rag_core.ingest.chunking import chunk_document
 from rag_core.ingest.extract import Extracted, extract
 from rag_core.ingest.quarantine import Screen
+from rag_core.models.runtime import usable_cores
 from rag_core.settings import CoreSettings
 from rag_core.sparse import bm25_document
 from rag_core.spelling import vocabulary_of
@@ -159,9 +160,11 @@ class Ingestor:
         chunk_overlap: int = 40,
         progress: bool = True,
         link_hosts: Sequence[str] = (),
+        parse_workers: int | None = None,
     ) -> None:
         """``link_hosts``: hosts (or URLs) besides a document's own that its text may link to, such as
-        the HR contact's; a sentence linking anywhere else is quarantined."""
+        the HR contact's; a sentence linking anywhere else is quarantined. ``parse_workers``: processes
+        parsing files side by side (default: one per usable core)."""
         self.index = index
         self.embedder = embedder
         self.late = late  # token vectors for the late-interaction rerank, stored with every chunk
@@ -170,6 +173,7 @@ class Ingestor:
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.progress = progress
+        self.parse_workers = max(1, parse_workers or usable_cores())
 
     @classmethod
     def from_settings(cls, index: VectorIndex, settings: CoreSettings, *, progress: bool = True) -> Ingestor:
@@ -229,9 +233,13 @@ class Ingestor:
             if not self._unchanged(manifest.documents.get(m.document_id), m, revisions[m.document_id])
         ]
 
-        # PDF parsing (pure Python, CPU-bound) runs in a worker process, ahead of the embedding of
-        # the previous document in this one: on two cores the two overlap instead of adding up.
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) if changed else None
+        # PDF parsing (pure Python, CPU-bound) runs in worker processes, ahead of the embedding of
+        # earlier documents in this one: parsing and the models overlap instead of adding up, and
+        # while the first document is parsed the other cores parse the next ones.
+        pool: ProcessPoolExecutor | None = None
+        if changed:
+            context = multiprocessing.get_context("spawn")
+            pool = ProcessPoolExecutor(max_workers=min(self.parse_workers, len(changed)), mp_context=context)
         pending = {
             m.document_id: pool.submit(extract, catalog.path_of(m))
             for m in changed
@@ -253,7 +261,7 @@ class Ingestor:
             bar.close()
         finally:
             if pool:
-                pool.shutdown(wait=True, cancel_futures=True)  # reap the worker: no stray processes
+                pool.shutdown(wait=True, cancel_futures=True)  # reap the workers: no stray processes
         summary.index_version = manifest.index_version
         summary.seconds = time.perf_counter() - started
         return summary
@@ -301,7 +309,7 @@ class Ingestor:
         try:
             try:
                 extracted = await asyncio.wrap_future(extraction) if extraction else extract(source)
-            except BrokenProcessPool:  # the worker died (e.g. out of memory): parse here instead
+            except BrokenProcessPool:  # a worker died (e.g. out of memory): parse here instead
                 extracted = extract(source)
             if not extracted.blocks:
                 await self._empty(meta, extracted, previous, manifest, summary)
