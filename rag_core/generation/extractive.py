@@ -95,7 +95,11 @@ class ExtractiveGenerator:
                 if claim.sentence not in seen:
                     seen.add(claim.sentence)
                     chosen.append((claim.sentence, claim.chunk))
-        return " ".join(_cite(sentence, chunk.chunk_id) for sentence, chunk in chosen)
+        # A read unit may hold several sentences (an FAQ question with its answer): each is cited,
+        # since the validator keeps only cited sentences.
+        return " ".join(
+            _cite(sentence, chunk.chunk_id) for unit, chunk in chosen for sentence in split_sentences(unit) or [unit]
+        )
 
     def score_sentences(self, question: str, context: Sequence[Candidate]) -> list[tuple[float, str, Candidate]]:
         asked = set(terms(question))
