@@ -32,8 +32,8 @@ def test_sentences_and_rows_with_offsets_and_the_heading_in_effect() -> None:
     for span in spans:
         assert chunk.content[span.start : span.end] == span.text
     assert spans[3].in_context() == (
-        "Employee Handbook — Floating holidays: Regular employees receive 2 floating holidays each calendar year."
-    )  # the title says which document a row or sentence is about
+        "Floating holidays: Regular employees receive 2 floating holidays each calendar year."
+    )
 
 
 def test_the_chunk_heading_applies_until_a_new_one_and_the_title_line_is_not_a_statement() -> None:
