@@ -97,14 +97,14 @@ class LexicalDenseReranker:
             return list(candidates)
         bags = [self._bag(c) for c in candidates]
         idf = local_idf(query, bags)
-        total = sum(idf.values()) or 1.0
+        total = math.fsum(idf.values()) or 1.0  # fsum: order-free, so ties break the same in every process
         # Title words that tell the candidates' documents apart ("plus" vs "standard"), not the
         # ones every title shares.
         titles = {c.title: _title_terms(c.title) for c in candidates}
         shared = frozenset.intersection(*titles.values())
         rescored = []
         for rank, (candidate, bag) in enumerate(zip(candidates, bags, strict=True)):
-            coverage = sum(idf[t] for t in query if t in bag) / total
+            coverage = math.fsum(idf[t] for t in query if t in bag) / total
             distinctive = titles[candidate.title] - shared
             named = len(query & distinctive) / len(distinctive) if distinctive else 0.0
             score = (
