@@ -2,8 +2,13 @@
 candidates (dumped by benchmarks/contoso_dump.py), hit@1/5/10 and MRR@10 per set, the misses at 5
 with the reference page's rank under every signal, and the cross-encoder's added cost per question.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/contoso_retrieval.py /tmp/x/contoso.pkl /tmp/x/gold.pkl ...
-        [--cache /tmp/x/logits.json] [--misses]
+    PYTHONHASHSEED=0 PYTHONPATH=$PWD .venv/bin/python benchmarks/contoso_retrieval.py DUMP.pkl [DUMP.pkl ...] \
+        [--cache LOGITS.json] [--misses] [--windows w128,maxp64x2,...] [--top 5,8,10] [--bm25 0,0.05] \
+        [--rows LABEL,...] [--changes "LABEL;LABEL"]
+
+The first dump is the one the misses and the cost column are about (the Contoso ground truth).
+PYTHONHASHSEED=0: rag_core.rerank.BestWindow (the ``w128``/``w64`` rows) sums over a set, so equal
+window coverages can tie-break differently in another process (benchmarks/README.md, session 4).
 
 Each (question, passage) pair is read once by the cross-encoder on one intra-op thread, and its logit,
 thread CPU time and length are cached on disk (``--cache``), so every row reads the same logits.
@@ -175,24 +180,20 @@ def by(row: Row, values: list[float]) -> list[int]:
 
 
 class Cross:
-    """Cross-encoder logits of a row's head under one passage choice, memoised per (row, chunk)."""
+    """The cross-encoder's score of a chunk for a row's question under one passage choice (the max
+    logit over the passages ``passages`` cuts from the chunk: MaxP), memoised per (row, chunk)."""
 
-    def __init__(self, scorer: Scorer, passages: Callable[[str, str], list[str]], label: str) -> None:
+    def __init__(self, scorer: Scorer, passages: Callable[[str, str], list[str]], description: str) -> None:
         self.scorer = scorer
         self.passages = passages
-        self.label = label
-        self.memo: dict[tuple[str, str], tuple[float, float, int]] = {}  # max logit, cpu s, pairs
+        self.description = description
+        self.memo: dict[tuple[str, str], float] = {}
 
     def logit(self, row: Row, i: int) -> float:
-        return self.read(row, i)[0]
-
-    def read(self, row: Row, i: int) -> tuple[float, float, int]:
         c = row.candidates[i]
         key = (row.id + row.query, c.chunk_id)
         if key not in self.memo:
-            texts = self.passages(row.query, c.content)
-            got = [self.scorer.one(row.query, t) for t in texts]
-            self.memo[key] = (max(g[0] for g in got), sum(g[1] for g in got), len(got))
+            self.memo[key] = max(self.scorer.one(row.query, t)[0] for t in self.passages(row.query, c.content))
         return self.memo[key]
 
 
