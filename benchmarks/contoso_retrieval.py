@@ -7,8 +7,8 @@ with the reference page's rank under every signal, and the cross-encoder's added
         [--rows LABEL,...] [--changes "LABEL;LABEL"]
 
 The first dump is the one the misses and the cost column are about (the Contoso ground truth).
-PYTHONHASHSEED=0: rag_core.rerank.BestWindow (the ``w128``/``w64`` rows) sums over a set, so equal
-window coverages can tie-break differently in another process (benchmarks/README.md, session 4).
+PYTHONHASHSEED=0 is how the recorded table was taken (before rag_core.rerank.BestWindow summed its
+window coverage with math.fsum, equal coverages could tie-break differently in another process).
 
 Each (question, passage) pair is read once by the cross-encoder on one intra-op thread, and its logit,
 thread CPU time and length are cached on disk (``--cache``), so every row reads the same logits.
