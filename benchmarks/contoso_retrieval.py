@@ -347,6 +347,7 @@ def main() -> None:
     crosses = {
         "w128": option,
         "w64": Cross(scorer, best_window(64), "window 64"),
+        "w32": Cross(scorer, best_window(32), "window 32"),
         "maxp64x2": Cross(scorer, maxp(64, 2), "max of best 2 of 64-piece windows"),
         "maxp64x2-nohead": Cross(scorer, maxp(64, 2, header=False), "the same without the title + heading line"),
         "maxs2x3": Cross(scorer, maxs(2, 3), "max of best 3 runs of 2 sentences"),
