@@ -209,8 +209,10 @@ class BestWindow:
         query = set(terms(question))
         bags = [frozenset(terms(w)) for w in windows]
         idf = local_idf(query, bags)
-        # Earliest window wins ties: the chunk's start is where its section says what it is about.
-        best = max(range(len(windows)), key=lambda i: (sum(idf[t] for t in query if t in bags[i]), -i))
+        # Earliest window wins ties: the chunk's start is where its section says what it is about. fsum is
+        # exact, so equal coverages tie whatever order the set of question words iterates in (string
+        # hashing differs per process; a plain sum could round them apart and flip the choice between runs).
+        best = max(range(len(windows)), key=lambda i: (math.fsum(idf[t] for t in query if t in bags[i]), -i))
         return f"{header}\n{windows[best]}" if header else windows[best]
 
 

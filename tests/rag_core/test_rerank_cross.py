@@ -4,6 +4,10 @@ benchmarks/rerank_sweep.py --cross."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from rag_core.models import CrossEncoder
@@ -96,3 +100,41 @@ def test_reranker_cross_is_built_over_the_right_base_order() -> None:
 def test_window_sizes_are_checked() -> None:
     with pytest.raises(ValueError):
         BestWindow(8, 4)
+
+
+# Seven 16-word windows; the question's words make windows 3 and 4 cover exactly the same IDF weight
+# with different words, so which one wins depends only on the tie-break (earliest), unless the sum
+# rounds differently in the order a set of strings happens to iterate in (hash-randomised per process).
+TIED_WINDOWS = [
+    "bravo delta foxtrot india lima",
+    "bravo hotel juliet",
+    "foxtrot hotel juliet",
+    "alpha foxtrot golf india kilo lima",
+    "alpha charlie echo golf lima",
+    "bravo delta echo golf juliet",
+    "bravo echo golf india juliet",
+]
+PICK_WINDOW = """
+import re
+from rag_core.rerank import BestWindow
+body = " ".join(" ".join((words.split() + ["filler"] * 16)[:16]) for words in {windows!r})
+offsets = lambda text: [m.span() for m in re.finditer(r"\\S+", text)]
+print(BestWindow(16, 16)("charlie india kilo echo alpha", "Title — Heading\\n" + body, offsets))
+"""
+
+
+@pytest.mark.unit
+def test_the_window_choice_does_not_depend_on_string_hashing() -> None:
+    script = PICK_WINDOW.format(windows=TIED_WINDOWS)
+    chosen = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    fourth = " ".join(("alpha foxtrot golf india kilo lima".split() + ["filler"] * 16)[:16])
+    assert chosen == {f"Title — Heading\n{fourth}\n"}  # the earliest of the two tied windows, in every process
