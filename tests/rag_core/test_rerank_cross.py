@@ -61,7 +61,8 @@ async def test_the_cross_encoder_lifts_the_answer_within_the_head_and_keeps_the_
     ]
     base = await LateDenseBlend().rerank(QUESTION, candidates)
     assert [c.chunk_id for c in base] == ["a_p1_c00", "b_p1_c00", "c_p1_c00", "d_p1_c00"]
-    ranked = await CrossEncoderRerank(cross, top_n=3, window=BestWindow(96, 24)).rerank(QUESTION, candidates)
+    model_order = CrossEncoderRerank(cross, top_n=3, window=BestWindow(96, 24), fusion="probability")
+    ranked = await model_order.rerank(QUESTION, candidates)
     assert ranked[0].chunk_id == "c_p1_c00"  # the answer sat third by MaxSim, at the end of a long chunk
     assert ranked[-1].chunk_id == "d_p1_c00"  # the tail keeps the base order below the head
     assert sorted(c.chunk_id for c in ranked) == sorted(c.chunk_id for c in candidates)  # reorders, never drops
@@ -75,12 +76,33 @@ async def test_a_large_base_weight_follows_the_base_order(cross: CrossEncoder) -
         scored("a_p1_c00", "Vision exams are covered once a year.", 0.9),
         scored("b_p1_c00", "A specialist visit costs a $60 copay.", 0.5),
     ]
-    ranked = await CrossEncoderRerank(cross, top_n=2, base_weight=100.0).rerank(QUESTION, candidates)
+    ranked = await CrossEncoderRerank(cross, top_n=2, base_weight=100.0, fusion="probability").rerank(
+        QUESTION, candidates
+    )
     assert [c.chunk_id for c in ranked] == ["a_p1_c00", "b_p1_c00"]
-    assert [c.chunk_id for c in await CrossEncoderRerank(cross, top_n=2).rerank(QUESTION, candidates)] == [
-        "b_p1_c00",
-        "a_p1_c00",
+    alone = CrossEncoderRerank(cross, top_n=2, fusion="probability")
+    assert [c.chunk_id for c in await alone.rerank(QUESTION, candidates)] == ["b_p1_c00", "a_p1_c00"]
+
+
+@pytest.mark.integration
+async def test_z_fusion_weighs_the_model_against_the_base_order(cross: CrossEncoder) -> None:
+    """Within the head both scores become z-scores: the model's weight decides how far it may move
+    a candidate the base order put lower (0: the base order; large: the model's order)."""
+    candidates = [
+        scored("a_p1_c00", "Vision exams are covered once a year.", 0.9),
+        scored("b_p1_c00", "Members may see any doctor in the network.", 0.7),
+        scored("c_p1_c00", "A specialist visit costs a $60 copay.", 0.5),
     ]
+
+    async def order(weight: float) -> list[str]:
+        reranker = CrossEncoderRerank(cross, top_n=3, cross_weight=weight)
+        return [c.chunk_id for c in await reranker.rerank(QUESTION, candidates)]
+
+    assert await order(0.0) == ["a_p1_c00", "b_p1_c00", "c_p1_c00"]
+    assert (await order(100.0))[0] == "c_p1_c00"
+    # At weight 1 neither signal overrules the other: the answer climbs above b, not above a,
+    # whose base lead is as large as the answer's lead by the model.
+    assert (await order(1.0)).index("c_p1_c00") < 2
 
 
 @pytest.mark.integration
@@ -91,6 +113,7 @@ def test_reranker_cross_is_built_over_the_right_base_order() -> None:
         )
         assert isinstance(reranker, CrossEncoderRerank)
         assert (reranker.top_n, reranker.window.pieces) == (5, 96)
+        assert (reranker.fusion, reranker.cross_weight) == ("z", 1.0)
         assert isinstance(reranker.base, LateDenseBlend)
         plain = build_reranker(CoreSettings(_env_file=None, RERANKER="cross", LATE_INTERACTION="none"))
         assert isinstance(plain, CrossEncoderRerank) and isinstance(plain.base, LexicalDenseReranker)
