@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from rag_core.errors import BenefitsBotError
 from rag_core.text import local_idf, terms
@@ -97,14 +98,14 @@ class LexicalDenseReranker:
             return list(candidates)
         bags = [self._bag(c) for c in candidates]
         idf = local_idf(query, bags)
-        total = sum(idf.values()) or 1.0
+        total = math.fsum(idf.values()) or 1.0  # fsum: order-free, so ties break the same in every process
         # Title words that tell the candidates' documents apart ("plus" vs "standard"), not the
         # ones every title shares.
         titles = {c.title: _title_terms(c.title) for c in candidates}
         shared = frozenset.intersection(*titles.values())
         rescored = []
         for rank, (candidate, bag) in enumerate(zip(candidates, bags, strict=True)):
-            coverage = sum(idf[t] for t in query if t in bag) / total
+            coverage = math.fsum(idf[t] for t in query if t in bag) / total
             distinctive = titles[candidate.title] - shared
             named = len(query & distinctive) / len(distinctive) if distinctive else 0.0
             score = (
@@ -209,17 +210,24 @@ class BestWindow:
         query = set(terms(question))
         bags = [frozenset(terms(w)) for w in windows]
         idf = local_idf(query, bags)
-        # Earliest window wins ties: the chunk's start is where its section says what it is about.
-        best = max(range(len(windows)), key=lambda i: (sum(idf[t] for t in query if t in bags[i]), -i))
+        # Earliest window wins ties: the chunk's start is where its section says what it is about. fsum is
+        # exact, so equal coverages tie whatever order the set of question words iterates in (string
+        # hashing differs per process; a plain sum could round them apart and flip the choice between runs).
+        best = max(range(len(windows)), key=lambda i: (math.fsum(idf[t] for t in query if t in bags[i]), -i))
         return f"{header}\n{windows[best]}" if header else windows[best]
 
 
 class CrossEncoderRerank:
     """Reads the first ``top_n`` candidates of ``base``'s order (MaxSim + cosine by default) with a
-    cross-encoder, on each chunk's header plus its best window (``BestWindow``), and reorders them
-    by the cross-encoder's probability plus ``base_weight`` × the base score; the rest keep the base
-    order below them. Cost is ``top_n`` model runs of ~window pieces per question, off the event loop.
-    ``top_n``, the window and the weight come from benchmarks/rerank_sweep.py ("Cross-encoder rerank")."""
+    cross-encoder, on each chunk's header plus its best window (``BestWindow``), and reorders them;
+    the rest keep the base order below them. Cost is ``top_n`` model runs of ~window pieces per
+    question, off the event loop.
+
+    ``fusion="z"`` (the default): within the head, the z-score of the base score plus ``cross_weight``
+    × the z-score of the cross-encoder logit: the model corrects the base order without discarding
+    it (benchmarks/README.md, "Contoso retrieval (session 4)": replacing loses 3-6 gold rows at rank
+    1, fusing 1-2). ``fusion="probability"``: the model's probability plus ``base_weight`` × the base
+    score (the first version, benchmarks/rerank_sweep.py)."""
 
     name = "cross"
 
@@ -231,31 +239,47 @@ class CrossEncoderRerank:
         window: BestWindow | None = None,
         base: Reranker | None = None,
         base_weight: float = 0.0,
+        fusion: Literal["z", "probability"] = "z",
+        cross_weight: float = 1.0,
     ) -> None:
         self.scorer = scorer
         self.top_n = top_n
         self.window = window or BestWindow()
         self.base = base or LateDenseBlend()
         self.base_weight = base_weight
+        self.fusion = fusion
+        self.cross_weight = cross_weight
 
     def passages(self, question: str, candidates: Sequence[Candidate]) -> list[str]:
         return [self.window(question, c.content, self.scorer.piece_offsets) for c in candidates]
 
     def _read(self, question: str, head: Sequence[Candidate]) -> list[float]:
-        logits = self.scorer.logits(question, self.passages(question, head))
-        return [1.0 / (1.0 + math.exp(-x)) for x in logits]
+        return self.scorer.logits(question, self.passages(question, head))
+
+    def _fused(self, head: Sequence[Candidate], logits: Sequence[float]) -> list[float]:
+        base = [c.rerank_score or 0.0 for c in head]
+        if self.fusion == "z":
+            return [b + self.cross_weight * x for b, x in zip(_z(base), _z(logits), strict=True)]
+        return [1.0 / (1.0 + math.exp(-x)) + self.base_weight * b for b, x in zip(base, logits, strict=True)]
 
     async def rerank(self, question: str, candidates: Sequence[Candidate]) -> list[Candidate]:
         ordered = await self.base.rerank(question, candidates)
         head, tail = ordered[: self.top_n], ordered[self.top_n :]
         if not head:
             return ordered
-        probabilities = await asyncio.to_thread(self._read, question, head)
+        logits = await asyncio.to_thread(self._read, question, head)
         rescored = [
-            c.model_copy(update={"rerank_score": p + self.base_weight * (c.rerank_score or 0.0)})
-            for c, p in zip(head, probabilities, strict=True)
+            c.model_copy(update={"rerank_score": score})
+            for c, score in zip(head, self._fused(head, logits), strict=True)
         ]
         return sorted(rescored, key=lambda c: (-(c.rerank_score or 0.0), c.chunk_id)) + tail
 
     async def aclose(self) -> None:
         await self.base.aclose()
+
+
+def _z(values: Sequence[float]) -> list[float]:
+    """Standard scores (population deviation); all equal -> all zero."""
+    mean = statistics.fmean(values)
+    spread = statistics.pstdev(values) or 1.0
+    return [(v - mean) / spread for v in values]

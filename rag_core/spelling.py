@@ -69,6 +69,7 @@ class QueryCorrector:
         self.vocabulary = dict(vocabulary)
         self._words = list(self.vocabulary)
         self._stems: set[str] | None = None
+        self._unhyphenated: set[str] = set()
         self._stem_counts: dict[str, int] | None = None
 
     def correct_word(self, word: str, language: str = "en") -> str:
@@ -101,14 +102,16 @@ class QueryCorrector:
         the question is about something the documents do not cover."""
         if self._stems is None:
             self._stems = {stem(w) for w in self.vocabulary}
+            # "pretax" is the documents' "pre-tax", "copays" their "co-pays": a hyphen is spelling.
+            self._unhyphenated = {stem(w.replace("-", "")) for w in self.vocabulary if "-" in w}
         return [t for t in topic_terms(question) if t not in self._stems and not self._known_compound(t)]
 
     def _known_compound(self, term: str) -> bool:
         """ "auto-enrollment" is covered by "automatic enrollment": every part is a known word or
-        the start (4+ letters) of one."""
+        the start (4+ letters) of one; "pretax" is covered by "pre-tax"."""
         assert self._stems is not None
         if "-" not in term:
-            return False
+            return term in self._unhyphenated
         return all(
             len(part) < 3
             or stem(part) in self._stems

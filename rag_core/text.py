@@ -29,8 +29,18 @@ long short start started go going come make made take use using give gives given
 pick picked choose chose chosen finish finished couple few several
 one two three also still just really actually please thanks thank hi hello hey okay ok
 baby babies born newborn wife husband kid kids son daughter mom dad mother father pregnant
+him her his hers us ours mine yours theirs myself yourself himself herself ourselves themselves
+ive im id dont doesnt didnt cant wont isnt arent wasnt werent youre theyre whats hows thats
+grandma grandpa grandmother grandfather grandparent grandparents brother sister sibling siblings
+boyfriend girlfriend fiance fiancee aunt uncle cousin niece nephew
+january february march april june july august september october november december
+jan feb apr jun jul aug sep sept oct nov dec tomorrow yesterday tonight weekend
 """.split()
 )
+# The block from "him" on: function words, relatives and dates are the situation told around a
+# question ("my grandma passed...", "I'm due in august", "can his coverage..."), never an
+# undocumented benefit, so they are not topic words (added after reading the chat tuning sets'
+# topic-gate abstentions; measured on the sealed held-out set, benchmarks/README.md).
 
 SPANISH_STOPWORDS = frozenset(
     """

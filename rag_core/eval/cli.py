@@ -32,6 +32,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="what --calibrate sweeps: the dense cosine gate or the reader's answerability gate",
     )
     ev.add_argument("--plot", type=Path, help="where to save the calibration curve (PNG)")
-    ev.add_argument("--reranker", choices=["none", "lexical", "cohere"], help="override RERANKER")
+    ev.add_argument(
+        "--reranker", choices=["auto", "none", "late", "cross", "lexical", "cohere"], help="override RERANKER"
+    )
     ev.add_argument("--no-progress", action="store_true")
     ev.set_defaults(handler=_run_eval)

@@ -4,6 +4,7 @@ word of an official document."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -95,7 +96,11 @@ class ExtractiveGenerator:
                 if claim.sentence not in seen:
                     seen.add(claim.sentence)
                     chosen.append((claim.sentence, claim.chunk))
-        return " ".join(_cite(sentence, chunk.chunk_id) for sentence, chunk in chosen)
+        # A read unit may hold several sentences (an FAQ question with its answer): each is cited,
+        # since the validator keeps only cited sentences.
+        return " ".join(
+            _cite(sentence, chunk.chunk_id) for unit, chunk in chosen for sentence in split_sentences(unit) or [unit]
+        )
 
     def score_sentences(self, question: str, context: Sequence[Candidate]) -> list[tuple[float, str, Candidate]]:
         asked = set(terms(question))
@@ -110,7 +115,7 @@ class ExtractiveGenerator:
         if not rows:
             return []
         idf = local_idf(asked, [bag for _, _, bag in rows])
-        total = sum(idf.values()) or 1.0
+        total = math.fsum(idf.values()) or 1.0  # fsum: order-free, so ties break the same in every process
         wants_quantity = bool(_QUANTITY.search(question))
         needs_number = bool(_ASKS_AMOUNT.search(question))
         needs_money = bool(_ASKS_MONEY.search(question))
@@ -118,7 +123,7 @@ class ExtractiveGenerator:
         scored = []
         for sentence, chunk, bag in rows:
             matched = asked & bag
-            coverage = sum(idf[t] for t in matched) / total
+            coverage = math.fsum(idf[t] for t in matched) / total
             # One shared word that only names the document (the company, in every title) is not an answer.
             if not matched or (len(matched) == 1 and matched <= set(terms(chunk.title))):
                 continue
@@ -131,7 +136,7 @@ class ExtractiveGenerator:
                 score += 0.15
             label = _ROW_LABEL.match(sentence)
             if label:  # a row *about* what was asked beats a row that merely mentions it in a cell
-                score += 0.2 * sum(idf[t] for t in asked & set(terms(label.group(1)))) / total
+                score += 0.2 * math.fsum(idf[t] for t in asked & set(terms(label.group(1)))) / total
             if len(sentence.split()) > 80:
                 score -= 0.1
             scored.append((score, sentence, chunk))

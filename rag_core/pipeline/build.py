@@ -51,6 +51,8 @@ def build_reranker(settings: CoreSettings) -> Reranker:
             top_n=settings.cross_rerank_top_n,
             window=BestWindow(window, max(window // 4, 1)),
             base=base,
+            fusion=settings.cross_rerank_fusion,
+            cross_weight=settings.cross_rerank_weight,
         )
     if choice == "late" or (choice == "auto" and settings.late_interaction != "none"):
         # Over the index's MaxSim order: MaxSim + 0.25 x cosine raises MRR on both sets, the lexical

@@ -6,12 +6,19 @@ ms-marco was trained on short search queries. Measured on corpus/chat-dev.jsonl 
 "whats the OOP max on the PPO?" scores the answering row at -1.4, "...out-of-pocket maximum..."
 at 6.7; a situation told around the question ("...trying to figure out worst case for my knee
 surgery") pulls every score down, while the question clause alone reads the same rows cleanly.
+Chat often tells the situation in the same sentence, before a comma ("my grandma passed away, how
+many days off can I take for the funeral?"): the clause after the comma is read alone too
+(answering rows of the chat tuning sets rose by 2-8 logits, benchmarks/README.md "Reading,
+session 4"). A clause must name at least two topic words: "is that covered?" alone would match
+any coverage sentence.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+
+from rag_core.text import topic_terms
 
 # Abbreviations employees type that the documents spell out. Only unambiguous, domain-standard
 # ones; plan names the documents themselves abbreviate (PPO, HDHP, HSA, FSA, EAP) stay as typed.
@@ -42,7 +49,8 @@ _ABBREVIATION = re.compile(
 )
 # "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR").
 _NEEDS_NUMBER = frozenset({"hr", "hrs"})
-_CLAUSE_END = re.compile(r"(?<=[?!.])\s+|\s+[-—–]+\s+")
+_CLAUSE_END = re.compile(r"(?<=[?!.,;])\s+|\s+[-—–]+\s+")
+MIN_CLAUSE_TOPIC_WORDS = 2
 _QUESTION_START = re.compile(
     r"^(what|whats|what's|how|when|where|who|which|why|can|could|do|does|did|is|are|was|will|would|should|"
     r"may|am|any|qu[eé]|c[oó]mo|cu[aá]nt[oa]s?|cu[aá]ndo|d[oó]nde|puedo|tengo|hay|¿)",
@@ -72,8 +80,12 @@ def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
     the whole, and "whats the out-of-pocket maximum on the PPO?"). A clause that only tells
     the situation ("we just got married") is never read alone: it is context, not a question."""
     whole = expand_abbreviations(" ".join(question.split()))
-    parts = [p.strip() for p in _CLAUSE_END.split(whole) if p.strip()]
+    parts = [p.strip(" ,;") for p in _CLAUSE_END.split(whole) if p.strip(" ,;")]
     if len(parts) < 2:
         return [whole]
-    asked = [p for p in parts if is_question(p) and len(p.split()) >= 3]
+    asked = [p for p in dict.fromkeys(parts) if _asks_alone(p) and p != whole]
     return [whole, *asked[:max_clauses]]
+
+
+def _asks_alone(clause: str) -> bool:
+    return is_question(clause) and len(clause.split()) >= 3 and len(set(topic_terms(clause))) >= MIN_CLAUSE_TOPIC_WORDS

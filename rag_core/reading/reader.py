@@ -14,6 +14,7 @@ and this reader tie; on the chat-style dev set the reader is ahead; the word-ove
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -62,8 +63,9 @@ def word_overlap(question: str, spans: Sequence[Span]) -> list[float]:
     if not asked or not bags:
         return [0.0] * len(spans)
     idf = local_idf(asked, bags)
-    total = sum(idf.values()) or 1.0
-    return [sum(idf[t] for t in asked & bag) / total for bag in bags]
+    # fsum: exact whatever the set's (hash-seeded) order, so tied spans rank the same in every process.
+    total = math.fsum(idf.values()) or 1.0
+    return [math.fsum(idf[t] for t in asked & bag) / total for bag in bags]
 
 
 class SpanReader:

@@ -70,3 +70,17 @@ def test_only_calibrated_models_let_undocumented_words_through() -> None:
     assert settings.unknown_word_cutoff_for("text-embedding-3-small") is None
     override = CoreSettings(_env_file=None, UNKNOWN_WORD_CUTOFF=0.8)  # type: ignore[call-arg]
     assert override.unknown_word_cutoff_for("text-embedding-3-small") == 0.8
+
+
+def test_a_word_the_documents_hyphenate_is_not_an_unknown_topic() -> None:
+    corrector = QueryCorrector({"pre-tax": 3, "parking": 2, "co-pays": 1, "set": 1, "waived": 1})
+    assert corrector.unknown_topics("how much can i set pretax for parking") == []
+    assert corrector.unknown_topics("are copays waived?") == []
+    assert corrector.unknown_topics("is pretax garage parking waived?") == ["garage"]
+
+
+def test_relatives_dates_and_pronouns_are_situation_not_topics() -> None:
+    corrector = QueryCorrector({"bereavement": 2, "leave": 5})
+    assert corrector.unknown_topics("my grandma passed in august, how much bereavement leave do i get for him") == [
+        "passed"
+    ]

@@ -574,6 +574,19 @@ async def test_the_reader_quotes_the_weeks_for_a_how_many_weeks_question(fixture
     assert "12 weeks" in answer.answer
 
 
+async def test_an_faq_answer_is_quoted_with_its_question_and_each_sentence_is_cited(
+    fixture_corpus: FixtureCorpus,
+) -> None:
+    """The document's own question reads as a perfect match but answers nothing; its "No." is too
+    short to read alone. Read as one unit, the answer shows both, every sentence cited."""
+    pipeline, _ = fixture_corpus.pipeline()
+    answer = await pipeline.answer("Can my manager see that I used the EAP?", token(["employees"]))
+    assert not answer.abstained, answer.abstain_reason
+    assert "No.[^eap-guide-2026_" in answer.answer
+    assert "Your manager and HR are not told whether you contacted the EAP.[^eap-guide-2026_" in answer.answer
+    assert "free to you" not in answer.answer  # the next question's answer is another unit
+
+
 ROUGH_LEAVE_Q = "Roughly how many weeks of parental leave do I get?"  # "roughly": in no document
 
 

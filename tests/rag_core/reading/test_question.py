@@ -34,3 +34,14 @@ def test_question_clauses_are_read_alone_and_situations_never_are() -> None:
         "how do I add my spouse to my plan?",
     ]
     assert reader_queries("What is the PPO deductible?") == ["What is the PPO deductible?"]
+
+
+def test_the_question_after_a_comma_is_read_alone_when_it_names_the_topic() -> None:
+    assert reader_queries("my grandma passed away, how many days off can I take for the funeral?") == [
+        "my grandma passed away, how many days off can I take for the funeral?",
+        "how many days off can I take for the funeral?",
+    ]
+    # "is that allowed?" names nothing: alone it would match any sentence that allows something
+    assert reader_queries("thinking of working from portugal for 2 weeks, is that allowed?") == [
+        "thinking of working from portugal for 2 weeks, is that allowed?"
+    ]

@@ -3,6 +3,10 @@ ones, and a question the context does not answer reads too low to pass the answe
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from rag_core.generation.extractive import ExtractiveGenerator
@@ -89,3 +93,30 @@ async def test_spanish_questions_are_not_read_by_the_english_model(reader: SpanR
     await ReadStage(reader).run(state)
     await AnswerabilityGate(DEFAULT_READER_MIN_SCORE).run(state)
     assert state.reading is None and not state.finished
+
+
+# Spans covering the same IDF weight with different question words: the prefilter's order among them
+# must not depend on the order a set of strings iterates in (hash-randomised per process).
+OVERLAP = """
+from rag_core.reading.reader import word_overlap
+from rag_core.reading.spans import spans_of
+from tests.rag_core.candidates import candidate
+lines = ["bravo delta foxtrot india lima.", "alpha foxtrot golf india kilo lima.", "alpha charlie echo golf lima.",
+         "bravo echo golf india juliet.", "charlie india kilo echo alpha."]
+spans = spans_of([candidate("x_p1_c00", "\\n".join(lines))])
+print(repr(word_overlap("charlie india kilo echo alpha golf", spans)))
+"""
+
+
+def test_the_prefilter_scores_do_not_depend_on_string_hashing() -> None:
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", OVERLAP],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    assert len(runs) == 1, runs

@@ -50,3 +50,26 @@ def test_overlapping_chunks_repeat_a_sentence_once() -> None:
         ("x_p1_c00", "Coverage ends on the last day of the month."),
         ("x_p1_c01", "COBRA lasts up to 18 months."),
     ]
+
+
+def test_an_faq_question_is_one_unit_with_the_sentences_that_answer_it() -> None:
+    faq = (
+        "Frequently Asked Questions\n"
+        "Can my manager see that I used the EAP? No. Your manager and HR are not told whether you contacted "
+        "the EAP. A manager may suggest the EAP to you. Can I use the stipend for a family member? No. "
+        "The stipend reimburses expenses for you only.\n"
+        "Is the EAP free? Are sessions limited?\n"
+        "Sessions are limited to 8 per issue."
+    )
+    chunk = candidate("eap_p3_c00", faq)
+    spans = split_spans(chunk)
+    assert [s.text for s in spans] == [
+        "Can my manager see that I used the EAP? No. Your manager and HR are not told whether you contacted the EAP.",
+        "A manager may suggest the EAP to you.",
+        "Can I use the stipend for a family member? No. The stipend reimburses expenses for you only.",
+        "Is the EAP free?",  # a question answered by another question stays alone
+        "Are sessions limited?",  # the answer on the next line is not joined: units never cross lines
+        "Sessions are limited to 8 per issue.",
+    ]
+    for span in spans:
+        assert chunk.content[span.start : span.end] == span.text

@@ -1,0 +1,123 @@
+"""The answer path with the reader's own cutoff swept (a benchmark, not a test).
+
+``collect`` runs every row of the given sets through the REAL pipeline with ``READER_MIN_SCORE``
+lowered out of the way, and records the best read logit, which stage decided and whether the answer
+holds the row's ``must_include`` strings. Every other gate (dense cutoff, topic, precedence) decides
+independently of the reader cutoff, so ``report`` can tell, for any cutoff T, what the pipeline would
+answer: the recorded outcome, or an abstention where the best logit is under T.
+
+    .venv/bin/python benchmarks/reader_gate_sweep.py collect OUT.json \\
+        corpus/gold.jsonl:/tmp/bb corpus/chat-dev.jsonl:/tmp/bb \\
+        ../shared/benchmarks/contoso/ground_truth.jsonl:/tmp/contoso:benchmarks/contoso_answers.jsonl
+    .venv/bin/python benchmarks/reader_gate_sweep.py report OUT.json [--cutoffs 0,1,2,2.75,4]
+
+Rows are pooled per kind: formal answerable (every answerable category but chat), chat answerable,
+and must-abstain (any set, any category).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from rag_core.eval.gold import apply_labels, load_gold
+from rag_core.eval.harness import token_for
+from rag_core.pipeline import build_pipeline
+from rag_core.settings import CoreSettings
+
+GATE_OFF = -100.0
+
+
+async def collect(out: Path, specs: list[str]) -> None:
+    records: list[dict[str, Any]] = []
+    for spec in specs:
+        gold, data_dir, *labels = spec.split(":")
+        settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir, READER_MIN_SCORE=GATE_OFF)  # type: ignore[call-arg]
+        rows = load_gold(Path(gold))
+        if labels:
+            rows = apply_labels(rows, Path(labels[0]))
+        pipeline = build_pipeline(settings)
+        await pipeline.warm_up()
+        try:
+            for row in tqdm(rows, desc=Path(gold).stem, leave=False):
+                answer, state = await pipeline.answer_traced(row.question, token_for(settings, row), as_of=row.as_of)
+                shown = answer.answer.lower()
+                read = state.reading is not None and bool(state.reading.spans)
+                records.append(
+                    {
+                        "set": Path(gold).stem,
+                        "id": row.id,
+                        "category": row.category,
+                        "expect": row.expect,
+                        "labelled": bool(row.must_include),
+                        "abstained": answer.abstained,
+                        "decided_by": state.decided_by,
+                        "best": state.reading.best if read and state.reading is not None else None,
+                        "correct": not answer.abstained
+                        and bool(row.must_include)
+                        and all(m.lower() in shown for m in row.must_include),
+                    }
+                )
+        finally:
+            await pipeline.aclose()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(records, indent=0), encoding="utf-8")
+
+
+def kind(record: dict[str, Any]) -> str | None:
+    if record["expect"] == "answer":
+        if not record["labelled"]:
+            return None  # nothing to score an answer against
+        return "chat" if record["category"] == "chat" else "formal"
+    return "must-abstain" if record["expect"] == "abstain" else None
+
+
+def report(path: Path, cutoffs: list[float]) -> None:
+    records = json.loads(path.read_text(encoding="utf-8"))
+    print(f"{path.name}: {len(records)} rows")
+    for cutoff in cutoffs:
+        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # rows, answered, correct
+        for record in records:
+            group = kind(record)
+            if group is None:
+                continue
+            answered = not record["abstained"] and (record["best"] is None or record["best"] >= cutoff)
+            tally[group][0] += 1
+            tally[group][1] += answered
+            tally[group][2] += answered and record["correct"]
+        cells = []
+        for group in ("formal", "chat"):
+            rows, answered, correct = tally[group]
+            cells.append(
+                f"{group} answered {answered / rows:.2f} ({answered}/{rows}), correct of answered "
+                f"{(correct / answered if answered else 0):.2f}"
+            )
+        rows, answered, _ = tally["must-abstain"]
+        cells.append(f"must-abstain answered {answered}/{rows}")
+        print(f"  cutoff {cutoff:5.2f}: " + " | ".join(cells))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("out", type=Path)
+    c.add_argument("specs", nargs="+", help="GOLD.jsonl:DATA_DIR[:LABELS.jsonl]")
+    r = sub.add_parser("report")
+    r.add_argument("path", type=Path)
+    r.add_argument("--cutoffs", default="0,1,2,2.75,3.5,4,5")
+    args = parser.parse_args()
+    if args.command == "collect":
+        asyncio.run(collect(args.out, args.specs))
+    else:
+        report(args.path, [float(x) for x in args.cutoffs.split(",")])
+
+
+if __name__ == "__main__":
+    main()
