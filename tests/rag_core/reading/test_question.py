@@ -45,3 +45,10 @@ def test_the_question_after_a_comma_is_read_alone_when_it_names_the_topic() -> N
     assert reader_queries("thinking of working from portugal for 2 weeks, is that allowed?") == [
         "thinking of working from portugal for 2 weeks, is that allowed?"
     ]
+
+
+def test_a_question_in_parts_is_read_as_its_parts() -> None:
+    assert reader_queries("How does the HDHP affect my costs, and what are the exceptions to the deductible?") == [
+        "How does the HDHP affect my costs",
+        "and what are the exceptions to the deductible?",
+    ]
