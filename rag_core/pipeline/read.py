@@ -4,10 +4,12 @@ gate abstains when no sentence answers the question well enough."""
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
+from rag_core.reading.question import expand_abbreviations
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.types import AbstainReason
@@ -28,10 +30,22 @@ class ReadStage(StageBase):
     async def run(self, state: QueryState) -> None:
         if state.language in READ_LANGUAGES:
             # The model call blocks for tens of milliseconds: off the event loop.
-            state.reading = await asyncio.to_thread(self.reader.read, state.question, state.context)
+            state.reading = await asyncio.to_thread(
+                partial(self.reader.read, corrected=spelling_fixed(state)), state.question, state.context
+            )
 
     async def warm_up(self) -> None:
         await asyncio.to_thread(self.reader.scorer.logits, "warm up", ["warm up"])
+
+
+def spelling_fixed(state: QueryState) -> str | None:
+    """The retrieval query when it differs from the employee's words only by spelling (a follow-up's
+    query also carries the previous question, so it is not read)."""
+    if state.history or not state.query:
+        return None
+    typed = " ".join(expand_abbreviations(state.question).split())
+    fixed = " ".join(state.query.split())
+    return fixed if fixed.lower() != typed.lower() else None
 
 
 class AnswerabilityGate(StageBase):

@@ -75,11 +75,17 @@ class SpanReader:
         self.scorer = scorer
         self.keep = keep
 
-    def read(self, question: str, context: Sequence[Candidate]) -> Reading:
+    def read(self, question: str, context: Sequence[Candidate], *, corrected: str | None = None) -> Reading:
+        """``corrected``: the question with its misspelt words fixed against the documents'
+        vocabulary, read as one more question (never instead of the employee's words: the
+        corrector turned "uber" into "user"); a typo in the key word ("dentl deductable") otherwise
+        drags every reading down."""
         spans = spans_of(context)
         if not spans:
             return Reading()
         asked = reader_queries(question)
+        if corrected and corrected not in asked:
+            asked.append(corrected)
         overlap = word_overlap(asked[0], spans)
         # Ties keep reading order (earlier chunks rank higher after the reranker).
         pool = [spans[i] for i in sorted(range(len(spans)), key=lambda i: -overlap[i])[: self.keep]]

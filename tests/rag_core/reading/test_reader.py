@@ -120,3 +120,12 @@ def test_the_prefilter_scores_do_not_depend_on_string_hashing() -> None:
         for seed in range(8)
     }
     assert len(runs) == 1, runs
+
+
+def test_the_spelling_fixed_question_is_read_as_well_as_the_typed_one(reader: SpanReader) -> None:
+    typed = "whats the specilist copai on the PPO"
+    alone = reader.read(typed, [MEDICAL])
+    both = reader.read(typed, [MEDICAL], corrected="whats the specialist copay on the PPO")
+    assert both.best > alone.best  # the typos drag the typed question's reading down
+    assert "specialist visit" in both.spans[0].span.text
+    assert reader.read(typed, [MEDICAL], corrected=typed).best == alone.best  # nothing fixed: no second reading
