@@ -12,6 +12,7 @@ from rag_core.pipeline.state import QueryState
 from rag_core.reading.question import expand_abbreviations
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
+from rag_core.spelling import normalise_query
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
@@ -39,11 +40,12 @@ class ReadStage(StageBase):
 
 
 def spelling_fixed(state: QueryState) -> str | None:
-    """The retrieval query when it differs from the employee's words only by spelling (a follow-up's
-    query also carries the previous question, so it is not read)."""
+    """The retrieval query when the spelling corrector changed a word of the employee's (a
+    follow-up's query also carries the previous question, so it is not read; file names written as
+    words are not a spelling fix and would only cost a second reading)."""
     if state.history or not state.query:
         return None
-    typed = " ".join(expand_abbreviations(state.question).split())
+    typed = " ".join(normalise_query(expand_abbreviations(state.question)).split())
     fixed = " ".join(state.query.split())
     return fixed if fixed.lower() != typed.lower() else None
 

@@ -20,6 +20,7 @@ def test_the_spelling_fixed_query_is_read_only_when_spelling_changed() -> None:
     )
     assert spelling_fixed(state("whats the OOP max", "whats the out-of-pocket maximum")) is None  # abbreviations only
     assert spelling_fixed(state("What is the PPO deductible?", "what is the PPO  deductible?")) is None
+    assert spelling_fixed(state("What does Plan_Details.pdf say?", "What does Plan Details say?")) is None  # file names
 
 
 def test_a_follow_up_query_carries_the_previous_question_and_is_not_read() -> None:
