@@ -42,6 +42,11 @@ CHAT_ABBREVIATIONS: Mapping[str, str] = {
     "mos": "months",
     "thru": "through",
     "w/": "with",
+    # Abbreviations the documents use too, but that mean something else on the web the reader was
+    # trained on ("when does STD start paying"): written out, the abbreviation kept beside them.
+    "std": "short-term disability (STD)",
+    "ltd": "long-term disability (LTD)",
+    "ortho": "orthodontia",
 }
 _ABBREVIATION = re.compile(
     r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/])",
@@ -49,6 +54,8 @@ _ABBREVIATION = re.compile(
 )
 # "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR").
 _NEEDS_NUMBER = frozenset({"hr", "hrs"})
+# "Contoso Ltd." is a company: the disability plans are typed "LTD" or "ltd", never "Ltd".
+_NOT_TITLE_CASE = frozenset({"ltd", "std"})
 _CLAUSE_END = re.compile(r"(?<=[?!.,;])\s+|\s+[-—–]+\s+")
 MIN_CLAUSE_TOPIC_WORDS = 2
 _QUESTION_START = re.compile(
@@ -64,6 +71,8 @@ def expand_abbreviations(text: str) -> str:
     def expand(match: re.Match[str]) -> str:
         word = match.group(0).lower()
         if word in _NEEDS_NUMBER and not re.search(r"\d\s*$", text[: match.start()]):
+            return match.group(0)
+        if word in _NOT_TITLE_CASE and match.group(0).istitle():
             return match.group(0)
         return CHAT_ABBREVIATIONS[word]
 

@@ -18,6 +18,10 @@ pytestmark = pytest.mark.unit
         ("How do I get in touch with HR?", "How do I get in touch with HR?"),  # the department, not hours
         ("if the ER admits me", "if the emergency room admits me"),
         ("maximum HSA contribution", "maximum HSA contribution"),  # plan names stay as typed
+        ("when does STD start paying", "when does short-term disability (STD) start paying"),  # not the web's STD
+        ("is there a cap on ltd", "is there a cap on long-term disability (LTD)"),
+        ("Contoso Ltd. benefits", "Contoso Ltd. benefits"),  # a company name
+        ("does dental cover ortho", "does dental cover orthodontia"),
     ],
 )
 def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
