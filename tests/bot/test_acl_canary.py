@@ -13,6 +13,7 @@ channel answer everyone who can read it, may see that document: its ACL group, i
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ import yaml
 
 from bot.answering import PRIVATE_NOTE
 from bot.core_service import CoreAnswerService
+from bot.slack.blocks import SHARE_ACTION
 from bot.store import MemoryStore
 from tests.bot.harness import (
     AAD_GROUP,
@@ -365,3 +367,42 @@ async def test_revoking_removes_access_in_channels_too(platform: Platform) -> No
     public, private = await platform.channel(EMP, question, [EMP, HR])
     assert "employees" not in visible(public)
     assert private is not None and "employees" in visible(private)
+
+
+@pytest_asyncio.fixture
+async def slack_on_core(canary_index: Path) -> AsyncIterator[SlackHarness]:
+    from tests.bot.harness import make_settings
+
+    overrides = core_overrides(canary_index)
+    service = CoreAnswerService.from_settings(make_settings(**overrides))
+    sh = await start_slack(overrides, service=service, store=MemoryStore())  # type: ignore[arg-type]
+    await service.start()
+    try:
+        yield sh
+    finally:
+        await stop_slack(sh)
+        await service.close()
+
+
+@pytest.mark.parametrize(("sharer", "members"), [(CON, [CON, EMP]), (EXEC, [EXEC, EMP])])
+async def test_a_forged_share_value_cannot_widen_access(
+    slack_on_core: SlackHarness, sharer: str, members: list[str]
+) -> None:
+    """The share button's value carries only the question (a client can forge it): the real core
+    answers it again for the clicker under the channel's audience, so the executive canary reaches
+    the channel only if every member may see it — here never."""
+    h = slack_on_core
+    h.fake.set_channel("CSHARE", [*members, "UBOT"])
+    await h.send_action(sharer, SHARE_ACTION, json.dumps({"q": BY_KEY["executives"].question}), channel="CSHARE")
+    await h.drain()
+    shown = [message_text(post) for post in h.fake.posts("chat.postMessage")]
+    shown += [json.dumps(post) for post in h.fake.response_posts]
+    for text in shown:
+        assert "executives" not in visible(text), text
+    # positive control: the same forged value from an executive alone in a channel is answered
+    h.fake.set_channel("CEXEC", [EXEC, "UBOT"])
+    await h.send_action(
+        EXEC, SHARE_ACTION, json.dumps({"q": BY_KEY["executives"].question}), channel="CEXEC", name="s2"
+    )
+    await h.drain()
+    assert any("executives" in visible(message_text(post)) for post in h.fake.posts("chat.postMessage", "CEXEC"))
