@@ -40,8 +40,12 @@ class RewriteStage(StageBase):
         corrector = self.corpus.corrector_for(state.require_access())
         # Chat abbreviations written out first ("OOP max", "4 yrs"): otherwise "yrs" reads as a
         # topic no document covers, and BM25 cannot match "OOP" to "out-of-pocket".
-        asked = expand_abbreviations(state.question)
-        state.query = corrector.correct(normalise_query(retrieval_query(asked, state.history)), state.language)
+        typed = normalise_query(retrieval_query(expand_abbreviations(state.question), state.history))
+        state.query = corrector.correct(typed, state.language)
+        # The reader reads the employee's own words; when the corrector changed one, it also reads
+        # the fixed question (a follow-up's query carries the previous question: not a fix).
+        fixed = not state.history and " ".join(state.query.split()).lower() != " ".join(typed.split()).lower()
+        state.spelling_fixed = state.query if fixed else None
         state.unknown_words = corrector.unknown_topics(state.query) if state.language == "en" else []
 
     async def warm_up(self) -> None:

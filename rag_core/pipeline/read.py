@@ -9,10 +9,8 @@ from functools import partial
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.question import expand_abbreviations
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
-from rag_core.spelling import normalise_query
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
@@ -32,22 +30,11 @@ class ReadStage(StageBase):
         if state.language in READ_LANGUAGES:
             # The model call blocks for tens of milliseconds: off the event loop.
             state.reading = await asyncio.to_thread(
-                partial(self.reader.read, corrected=spelling_fixed(state)), state.question, state.context
+                partial(self.reader.read, corrected=state.spelling_fixed), state.question, state.context
             )
 
     async def warm_up(self) -> None:
         await asyncio.to_thread(self.reader.scorer.logits, "warm up", ["warm up"])
-
-
-def spelling_fixed(state: QueryState) -> str | None:
-    """The retrieval query when the spelling corrector changed a word of the employee's (a
-    follow-up's query also carries the previous question, so it is not read; file names written as
-    words are not a spelling fix and would only cost a second reading)."""
-    if state.history or not state.query:
-        return None
-    typed = " ".join(normalise_query(expand_abbreviations(state.question)).split())
-    fixed = " ".join(state.query.split())
-    return fixed if fixed.lower() != typed.lower() else None
 
 
 class AnswerabilityGate(StageBase):

@@ -39,6 +39,7 @@ class QueryState:
     index_version: str = ""
     # rewrite
     query: str = ""
+    spelling_fixed: str | None = None  # ``query`` when the spelling corrector changed a typed word
     unknown_words: list[str] = field(default_factory=list)
     # embed + retrieve
     query_vector: np.ndarray | None = None
