@@ -20,14 +20,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from collections import defaultdict
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from rag_core.eval.gold import apply_labels, load_gold
-from rag_core.eval.harness import token_for
+from rag_core.eval.harness import score_row, token_for
 from rag_core.pipeline import build_pipeline
 from rag_core.settings import CoreSettings
 
@@ -44,10 +46,14 @@ async def collect(out: Path, specs: list[str]) -> None:
             rows = apply_labels(rows, Path(labels[0]))
         pipeline = build_pipeline(settings)
         await pipeline.warm_up()
+        manifest = await pipeline.corpus.manifest()
+        files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
+        docs = {doc_id: record.meta for doc_id, record in manifest.documents.items()}
+        today = settings.today or date.today()
         try:
-            for row in tqdm(rows, desc=Path(gold).stem, leave=False):
+            for row in tqdm(rows, desc=Path(gold).stem, leave=False, disable=not sys.stderr.isatty()):
                 answer, state = await pipeline.answer_traced(row.question, token_for(settings, row), as_of=row.as_of)
-                shown = answer.answer.lower()
+                scored = score_row(row, answer, files, docs, today)  # what `benefitsbot eval` scores
                 read = state.reading is not None and bool(state.reading.spans)
                 records.append(
                     {
@@ -59,9 +65,8 @@ async def collect(out: Path, specs: list[str]) -> None:
                         "abstained": answer.abstained,
                         "decided_by": state.decided_by,
                         "best": state.reading.best if read and state.reading is not None else None,
-                        "correct": not answer.abstained
-                        and bool(row.must_include)
-                        and all(m.lower() in shown for m in row.must_include),
+                        # every must_include string shown (the eval's strict measure)
+                        "correct": not answer.abstained and bool(row.must_include) and scored.includes_all(),
                     }
                 )
         finally:
