@@ -35,12 +35,15 @@ grandma grandpa grandmother grandfather grandparent grandparents brother sister 
 boyfriend girlfriend fiance fiancee aunt uncle cousin niece nephew
 january february march april june july august september october november december
 jan feb apr jun jul aug sep sept oct nov dec tomorrow yesterday tonight weekend
+lol lmao haha omg ugh gonna wanna gotta kinda sorta stuff prob def now maybe probably exactly lately super
 """.split()
 )
 # The block from "him" on: function words, relatives and dates are the situation told around a
 # question ("my grandma passed...", "I'm due in august", "can his coverage..."), never an
 # undocumented benefit, so they are not topic words (added after reading the chat tuning sets'
-# topic-gate abstentions; measured on the sealed held-out set, benchmarks/README.md).
+# topic-gate abstentions; measured on the sealed held-out set, benchmarks/README.md). The last line:
+# chat's interjections and hedges ("lol", "gonna", "kinda", "now"), added after the chat sets up to
+# held-out 5 (session 5; measured on held-out 6).
 
 SPANISH_STOPWORDS = frozenset(
     """

@@ -10,7 +10,10 @@ Chat often tells the situation in the same sentence, before a comma ("my grandma
 many days off can I take for the funeral?"): the clause after the comma is read alone too
 (answering rows of the chat tuning sets rose by 2-8 logits, benchmarks/README.md "Reading,
 session 4"). A clause must name at least two topic words: "is that covered?" alone would match
-any coverage sentence.
+any coverage sentence. Chat punctuates with emoji and "lol" as often as with full stops, and asks
+after a condition ("if i buy a 2nd pair the same day is there a discount"): both are clauses too
+(session 5: answered chat rows of the eight chat tuning sets 77 -> 89 of 138, correct 72 -> 83;
+benchmarks/README.md "Reading, session 5").
 """
 
 from __future__ import annotations
@@ -56,7 +59,17 @@ _ABBREVIATION = re.compile(
 _NEEDS_NUMBER = frozenset({"hr", "hrs"})
 # "Contoso Ltd." is a company: the disability plans are typed "LTD" or "ltd", never "Ltd".
 _NOT_TITLE_CASE = frozenset({"ltd", "std"})
-_CLAUSE_END = re.compile(r"(?<=[?!.,;])\s+|\s+[-—–]+\s+")
+# Chat punctuates with emoji and interjections instead of full stops ("broke my wrist lol 🤦 if i go
+# to the ER what's my copay"): both end a clause, as a full stop would. Emoji: the pictographic
+# blocks, dingbats and the variation selector / joiner that build composite emoji.
+_EMOJI = "\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001faff"
+_INTERJECTION = r"lol|lmao|rofl|haha+|ugh+|omg|smh"
+_CLAUSE_END = re.compile(
+    r"(?<=[?!.,;])\s+|\s+[-—–]+\s+"
+    rf"|\s*[{_EMOJI}]+\s*"
+    rf"|(?<![\w'])(?:{_INTERJECTION})(?![\w'])[\s,.!]*",
+    re.IGNORECASE,
+)
 MIN_CLAUSE_TOPIC_WORDS = 2
 _QUESTION_START = re.compile(
     r"^(what|whats|what's|how|when|where|who|which|why|can|could|do|does|did|is|are|was|will|would|should|"
@@ -79,8 +92,21 @@ def expand_abbreviations(text: str) -> str:
     return _ABBREVIATION.sub(expand, text)
 
 
+# A question asked after a condition or a conjunction ("if i buy a 2nd pair the same day is there a
+# discount", "and how long do i have to apply"): the asking words come later in the clause.
+_ASKING_INSIDE = re.compile(
+    r"\b(is there|are there|what|whats|what's|which|how (much|many|long|often|do|does|can|soon)|"
+    r"can i|can we|do i|do we|does (it|the|my|our|that|this)|will i|am i)\b",
+    re.IGNORECASE,
+)
+_LEADS_INTO_QUESTION = re.compile(r"^(if|and|but|so|also|btw|then|when)\b", re.IGNORECASE)
+
+
 def is_question(clause: str) -> bool:
-    return clause.rstrip().endswith("?") or bool(_QUESTION_START.match(clause.strip().lstrip("¿")))
+    text = clause.strip().lstrip("¿")
+    if clause.rstrip().endswith("?") or _QUESTION_START.match(text):
+        return True
+    return bool(_LEADS_INTO_QUESTION.match(text) and _ASKING_INSIDE.search(text))
 
 
 def reader_queries(question: str, max_clauses: int = 2) -> list[str]:

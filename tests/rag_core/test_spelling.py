@@ -84,3 +84,9 @@ def test_relatives_dates_and_pronouns_are_situation_not_topics() -> None:
     assert corrector.unknown_topics("my grandma passed in august, how much bereavement leave do i get for him") == [
         "passed"
     ]
+
+
+def test_chat_interjections_and_hedges_are_not_topics() -> None:
+    corrector = QueryCorrector({"family": 2, "coverage": 5, "paycheck": 1, "vacation": 3})
+    assert corrector.unknown_topics("lol how much is family coverage gonna be per paycheck") == []
+    assert corrector.unknown_topics("kinda stressed, how much vacation do i get now") == ["stressed"]

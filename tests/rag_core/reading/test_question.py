@@ -56,3 +56,35 @@ def test_a_question_in_parts_is_read_as_its_parts() -> None:
         "How does the HDHP affect my costs",
         "and what are the exceptions to the deductible?",
     ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "clause"),
+    [
+        # an emoji ends the situation as a full stop would
+        (
+            "on the basic dental plan and need 2 fillings 😬 what % does basic cover for fillings",
+            "what % does basic cover for fillings",
+        ),
+        # so does a chat interjection, with or without an emoji after it
+        (
+            "broke my wrist at my kid's skate park lol 🤦 if i go to the ER on the PPO what's my copay?",
+            "if i go to the emergency room on the PPO what's my copay?",
+        ),
+        # a question asked after a condition: the asking words come later in the clause
+        (
+            "my son breaks his glasses constantly lol, if i buy a 2nd pair the same day is there a discount",
+            "if i buy a 2nd pair the same day is there a discount",
+        ),
+    ],
+)
+def test_emoji_and_interjections_end_the_situation(typed: str, clause: str) -> None:
+    assert reader_queries(typed)[1:] == [clause]
+
+
+def test_a_condition_without_a_question_is_still_situation() -> None:
+    # "if" alone does not ask anything: the clause after it is context
+    assert reader_queries("if my spouse starts a new job 🙂 we might switch plans") == [
+        "if my spouse starts a new job 🙂 we might switch plans"
+    ]
+    assert reader_queries("haha ok thanks") == ["haha ok thanks"]
