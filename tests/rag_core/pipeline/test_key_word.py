@@ -26,7 +26,11 @@ from tests.rag_core.conftest import core_settings
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 REPO = Path(__file__).resolve().parents[3]
-GOLD = {row.id: row for row in load_gold(REPO / "corpus" / "gold.jsonl")}
+GOLD = {
+    row.id: row
+    for name in ("gold.jsonl", "holdout-chat-5.jsonl", "holdout-chat-6.jsonl", "holdout-chat-7.jsonl")
+    for row in load_gold(REPO / "corpus" / name)
+}
 
 
 @dataclass
@@ -64,19 +68,27 @@ async def ask(real: RealCorpus, row: GoldRow, until: str = "key_word", **overrid
     return state.finished, state.decided_by if state.finished else None
 
 
-async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: RealCorpus) -> None:
-    row = GOLD["g-045"]  # adoption expenses: the reader's best sentence is the wellness stipend
+@pytest.mark.parametrize(
+    "row_id",
+    [
+        "g-045",  # adoption expenses: the reader's best sentence is the wellness stipend
+        "h5-28",  # a group legal services plan: the EAP's "at no cost" sentence
+        "h6-33",  # critical illness insurance: the life and disability overview
+    ],
+)
+async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: RealCorpus, row_id: str) -> None:
+    row = GOLD[row_id]
     assert row.expect == "abstain"
     assert await ask(real, row, "topic", KEY_WORD_ABLATION=False) == (False, None)  # the reader alone answers
-    finished, decided_by = await ask(real, row, KEY_WORD_ABLATION=True)
+    finished, decided_by = await ask(real, row)  # the default settings
     assert finished and decided_by == "key_word"
-    answer = await real.pipeline(KEY_WORD_ABLATION=True).answer(
-        row.question, token_for(real.settings(), row), as_of=row.as_of
-    )
+    answer = await real.pipeline().answer(row.question, token_for(real.settings(), row), as_of=row.as_of)
     assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
 
 
-@pytest.mark.parametrize("row_id", ["g-001", "g-004", "g-063"])  # the answerable rows that rise most
+# the right answers that rise most: h7-17 +2.57 ("if someone ends up on LTD for depression how long do
+# the benefits last"), g-001/g-004/g-063 the gold rows that rise most
+@pytest.mark.parametrize("row_id", ["h7-17", "g-001", "g-004", "g-063"])
 async def test_a_right_answer_goes_through(real: RealCorpus, row_id: str) -> None:
     row = GOLD[row_id]
-    assert await ask(real, row, KEY_WORD_ABLATION=True) == (False, None)
+    assert await ask(real, row) == (False, None)
