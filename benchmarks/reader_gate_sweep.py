@@ -65,6 +65,12 @@ async def collect(out: Path, specs: list[str]) -> None:
                         "abstained": answer.abstained,
                         "decided_by": state.decided_by,
                         "best": state.reading.best if read and state.reading is not None else None,
+                        "second": (
+                            state.reading.spans[1].score
+                            if read and state.reading is not None and len(state.reading.spans) > 1
+                            else None
+                        ),
+                        "unknown": list(state.unknown_words),
                         # every must_include string shown (the eval's strict measure)
                         "correct": not answer.abstained and bool(row.must_include) and scored.includes_all(),
                     }

@@ -9,8 +9,9 @@ whose label is a foreign URL is not allowed), a Slack ``<url|label>`` or an auto
 ``javascript:``, ``data:`` and ``vbscript:`` never survive. Images never survive.
 
 The policy works on *runs*: maximal stretches of text without whitespace or markup brackets. A
-run that mentions any host not on the list is removed whole (so a foreign URL hidden in the
-query string of an allowed one goes too), keeping its trailing sentence punctuation.
+run that mentions any host not on the list is replaced whole by a visible ``[link removed]`` (so a
+foreign URL hidden in the query string of an allowed one goes too), keeping its trailing sentence
+punctuation.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ _EMAIL = re.compile(rf"[\w.+\-]+@((?:{_LABEL}{_DOT})+{_LABEL})")
 _DOMAIN = re.compile(rf"(?<![\w@])(?:{_LABEL}{_DOT})+({_LABEL}){_DOT}?(?=[/:?#\\]|$|[^\w.\-])")
 _IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?=[:/\\])")
 _TRAILING = re.compile(r"[.,;:!?]+$")
+REMOVED_LINK = "[link removed]"
 
 IMAGE = re.compile(r"!\[[^\]]*\]\((?:[^()]|\([^()]*\))*\)|!\[[^\]]*\]\[[^\]]*\]")
 _SLACK_LINK = re.compile(r"<([^<>|\s]+)\|([^<>]*)>")
@@ -224,8 +226,10 @@ class LinkPolicy:
             if not self._run_offences(unicodedata.normalize("NFKC", run)):
                 return run
             count()
+            # A visible mark, not a silent hole: "Email the Compliance Officer at ." reads as if the
+            # document named no address; the mark says one was there (the cited page shows it).
             trailing = _TRAILING.search(run)
-            return trailing.group(0) if trailing else ""
+            return REMOVED_LINK + (trailing.group(0) if trailing else "")
 
         text = _RUN.sub(check_run, text)
 

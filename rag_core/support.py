@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rag_core.citations import CITATION
+from rag_core.links import REMOVED_LINK
 from rag_core.spelling import _dictionary
 from rag_core.text import FILLERS, STOPWORDS, split_sentences, terms
 
@@ -134,8 +135,9 @@ def coverage(sentence: str, evidence: str) -> float:
 def check(sentence: str, cited_texts: Iterable[str], *, floor: float = SUPPORT_FLOOR) -> Support:
     """Whether ``sentence`` says only what ``cited_texts`` (the chunks it cites) say."""
     evidence = "\n".join(cited_texts)
-    # A link's target is not a claim (the link policy has vetted it already); its label is.
-    claim = _URL.sub(" ", _LINK_TARGET.sub("]", CITATION.sub("", sentence)))
+    # A link's target is not a claim (the link policy has vetted it already); its label is. Nor is
+    # the mark the link policy leaves where it removed one.
+    claim = _URL.sub(" ", _LINK_TARGET.sub("]", CITATION.sub("", sentence))).replace(REMOVED_LINK, " ")
     score = coverage(claim, evidence)
     missing_numbers = _numbers(claim) - _numbers(evidence)
     if missing_numbers:

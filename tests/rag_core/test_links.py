@@ -201,6 +201,12 @@ def test_the_reported_bypasses_are_closed(text: str) -> None:
     assert "evil" not in stripped.lower()
 
 
+def test_a_removed_link_leaves_a_visible_mark_not_a_hole() -> None:
+    sentence = "Email the Compliance Officer at compliance@contoso.example."
+    stripped, removed = POLICY.strip(sentence)
+    assert stripped == "Email the Compliance Officer at [link removed]." and removed == 1
+
+
 def test_an_allowed_link_keeps_its_label_and_target() -> None:
     stripped, _ = POLICY.strip(f"<{OWN_URL}|the plan summary>")
     assert stripped == f"[the plan summary]({OWN_URL})"

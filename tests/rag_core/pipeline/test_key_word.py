@@ -80,9 +80,11 @@ async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: R
     row = GOLD[row_id]
     assert row.expect == "abstain"
     assert await ask(real, row, "topic", KEY_WORD_ABLATION=False) == (False, None)  # the reader alone answers
-    finished, decided_by = await ask(real, row)  # the default settings
+    finished, decided_by = await ask(real, row, KEY_WORD_ABLATION=True)  # at the default margin
     assert finished and decided_by == "key_word"
-    answer = await real.pipeline().answer(row.question, token_for(real.settings(), row), as_of=row.as_of)
+    answer = await real.pipeline(KEY_WORD_ABLATION=True).answer(
+        row.question, token_for(real.settings(), row), as_of=row.as_of
+    )
     assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
 
 
@@ -91,4 +93,4 @@ async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: R
 @pytest.mark.parametrize("row_id", ["h7-17", "g-001", "g-004", "g-063"])
 async def test_a_right_answer_goes_through(real: RealCorpus, row_id: str) -> None:
     row = GOLD[row_id]
-    assert await ask(real, row) == (False, None)
+    assert await ask(real, row, KEY_WORD_ABLATION=True) == (False, None)

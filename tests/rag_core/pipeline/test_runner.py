@@ -98,7 +98,6 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
         "read",
         "answerable",
         "topic",
-        "key_word",
         "generate",
         "validate",
         "support",
