@@ -131,6 +131,9 @@ class CoreSettings(BaseSettings):
     # holdout-chat-8 and Contoso held-out 4 in session 5) it stopped no near miss it was not tuned on.
     key_word_ablation: bool = Field(default=False, alias="KEY_WORD_ABLATION")
     key_word_ablation_margin: float = Field(default=DEFAULT_KEY_WORD_ABLATION_MARGIN, alias="KEY_WORD_ABLATION_MARGIN")
+    # With the reader on: a question that asks for a quantity abstains when the sentences the reader
+    # would show state none (rag_core.reading.answer_type).
+    answer_type_gate: bool = Field(default=True, alias="ANSWER_TYPE_GATE")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

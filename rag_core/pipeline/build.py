@@ -15,7 +15,7 @@ from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGat
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
-from rag_core.pipeline.read import AnswerabilityGate, KeyWordGate, ReadStage, TopicGate
+from rag_core.pipeline.read import AnswerabilityGate, AnswerTypeGate, KeyWordGate, ReadStage, TopicGate
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
@@ -127,6 +127,8 @@ def build_pipeline(
                 settings.key_word_ablation_margin,
             )
         )
+    if reading and settings.answer_type_gate:
+        reading_stages.append(AnswerTypeGate())
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),

@@ -9,6 +9,7 @@ from functools import partial
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
+from rag_core.reading.answer_type import lacks_asked_quantity
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.types import AbstainReason
@@ -112,4 +113,19 @@ class KeyWordGate(StageBase):
             return
         rise = await asyncio.to_thread(ablation_rise, self.scorer, state.question, words, state.reading, self.top)
         if rise is not None and rise > self.margin:
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+
+class AnswerTypeGate(StageBase):
+    """A question that asks for a quantity (an amount, a count, a duration, a date) abstains
+    ``low_similarity`` when none of the sentences the reader would show states one: on-topic text
+    without the asked figure ("Copays vary depending on the type of service") means the documents
+    do not say (``rag_core.reading.answer_type``). Runs only when the reader is about to answer."""
+
+    name = "answer_type"
+
+    async def run(self, state: QueryState) -> None:
+        if state.finished or state.reading is None:
+            return
+        if lacks_asked_quantity(state.question, (read.span.text for read in state.reading.answer())):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

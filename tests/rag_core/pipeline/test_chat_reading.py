@@ -5,21 +5,13 @@ abstains. Rows from the chat tuning sets (corpus/holdout-chat-3.jsonl, -5.jsonl)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from rag_core.embeddings.local import LocalEmbedder
-from rag_core.eval.gold import GoldRow, load_gold
-from rag_core.eval.harness import token_for
-from rag_core.index.edge import EdgeIndex
-from rag_core.ingest.pipeline import Ingestor
-from rag_core.models import ColbertEncoder
-from rag_core.pipeline import build_pipeline
-from rag_core.types import AbstainReason, Answer
-from tests.rag_core.conftest import core_settings
+from rag_core.eval.gold import load_gold
+from rag_core.types import AbstainReason
+from tests.rag_core.pipeline.conftest import RealCorpus
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
@@ -31,24 +23,6 @@ ROWS = {
 }
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def ask(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[object]:
-    root = tmp_path_factory.mktemp("chat")
-    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
-    index = EdgeIndex(root / "index")
-    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "corpus")
-    assert summary.ingested, summary.render()
-    settings = core_settings(root)  # today: 2026-11-30, as in the evals
-    pipeline = build_pipeline(settings, index=index, embedder=embedder, late=late)
-
-    async def answer(row: GoldRow) -> Answer:
-        return await pipeline.answer(row.question, token_for(settings, row), as_of=row.as_of)
-
-    yield answer
-    await pipeline.aclose()
-    await index.aclose()
-
-
 @pytest.mark.parametrize(
     "row_id",
     [
@@ -57,9 +31,9 @@ async def ask(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[object]
         "h3-27",  # "hit my 4 yr work anniversary last month, how much PTO do i get per year now"
     ],
 )
-async def test_a_chat_question_after_its_situation_is_answered_with_the_asked_fact(ask, row_id: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_chat_question_after_its_situation_is_answered_with_the_fact(real: RealCorpus, row_id: str) -> None:
     row = ROWS[row_id]
-    answer = await ask(row)
+    answer = await real.answer(row)
     assert not answer.abstained, answer.abstain_reason
     for fact in row.must_include:
         assert fact in answer.answer
@@ -69,8 +43,8 @@ async def test_a_chat_question_after_its_situation_is_answered_with_the_asked_fa
 
 
 @pytest.mark.parametrize("row_id", ["h5-32", "h5-34"])  # pet insurance 🐶, student loans lol: not covered
-async def test_an_uncovered_benefit_asked_in_chat_abstains(ask, row_id: str) -> None:  # type: ignore[no-untyped-def]
+async def test_an_uncovered_benefit_asked_in_chat_abstains(real: RealCorpus, row_id: str) -> None:
     row = ROWS[row_id]
     assert row.expect == "abstain"
-    answer = await ask(row)
+    answer = await real.answer(row)
     assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY

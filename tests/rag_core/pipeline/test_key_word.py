@@ -5,23 +5,14 @@ them and goes through."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from rag_core.embeddings.local import LocalEmbedder
 from rag_core.eval.gold import GoldRow, load_gold
 from rag_core.eval.harness import token_for
-from rag_core.index.edge import EdgeIndex
-from rag_core.ingest.pipeline import Ingestor
-from rag_core.models import ColbertEncoder
-from rag_core.pipeline import Pipeline, build_pipeline
-from rag_core.settings import CoreSettings
 from rag_core.types import AbstainReason
-from tests.rag_core.conftest import core_settings
+from tests.rag_core.pipeline.conftest import RealCorpus
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
@@ -31,31 +22,6 @@ GOLD = {
     for name in ("gold.jsonl", "holdout-chat-5.jsonl", "holdout-chat-6.jsonl", "holdout-chat-7.jsonl")
     for row in load_gold(REPO / "corpus" / name)
 }
-
-
-@dataclass
-class RealCorpus:
-    data_dir: Path
-    index: EdgeIndex
-    embedder: LocalEmbedder
-    late: ColbertEncoder
-
-    def settings(self, **overrides: object) -> CoreSettings:
-        return core_settings(self.data_dir, **overrides)  # today: 2026-11-30, as in the evals
-
-    def pipeline(self, **overrides: object) -> Pipeline:
-        return build_pipeline(self.settings(**overrides), index=self.index, embedder=self.embedder, late=self.late)  # type: ignore[arg-type]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def real(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
-    root = tmp_path_factory.mktemp("keyword")
-    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
-    index = EdgeIndex(root / "index")
-    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "corpus")
-    assert summary.ingested, summary.render()
-    yield RealCorpus(root, index, embedder, late)
-    await index.aclose()
 
 
 async def ask(real: RealCorpus, row: GoldRow, until: str = "key_word", **overrides: object) -> tuple[bool, str | None]:

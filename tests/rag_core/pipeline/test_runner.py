@@ -98,6 +98,7 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
         "read",
         "answerable",
         "topic",
+        "answer_type",
         "generate",
         "validate",
         "support",

@@ -1,0 +1,56 @@
+"""The project's own corpus (corpus/docs), ingested once per test session into a real index with the
+real bundled models: the fixture of the pipeline tests that ask its documents real questions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from rag_core.embeddings.local import LocalEmbedder
+from rag_core.eval.gold import GoldRow
+from rag_core.eval.harness import token_for
+from rag_core.index.edge import EdgeIndex
+from rag_core.ingest.pipeline import Ingestor
+from rag_core.models import ColbertEncoder
+from rag_core.pipeline import Pipeline, build_pipeline
+from rag_core.settings import CoreSettings
+from rag_core.types import Answer
+from tests.rag_core.conftest import core_settings
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@dataclass
+class RealCorpus:
+    data_dir: Path
+    index: EdgeIndex
+    embedder: LocalEmbedder
+    late: ColbertEncoder
+
+    def settings(self, **overrides: object) -> CoreSettings:
+        return core_settings(self.data_dir, **overrides)  # today: 2026-11-30, as in the evals
+
+    def pipeline(self, **overrides: object) -> Pipeline:
+        return build_pipeline(self.settings(**overrides), index=self.index, embedder=self.embedder, late=self.late)  # type: ignore[arg-type]
+
+    async def answer(self, row: GoldRow, **overrides: object) -> Answer:
+        pipeline = self.pipeline(**overrides)
+        try:
+            return await pipeline.answer(row.question, token_for(self.settings(), row), as_of=row.as_of)
+        finally:
+            await pipeline.aclose()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def real(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
+    root = tmp_path_factory.mktemp("real-corpus")
+    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
+    index = EdgeIndex(root / "index")
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "corpus")
+    assert summary.ingested, summary.render()
+    yield RealCorpus(root, index, embedder, late)
+    await index.aclose()

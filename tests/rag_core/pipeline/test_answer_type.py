@@ -1,0 +1,55 @@
+"""The answer-type gate on the REAL pipeline over the project's corpus: a question that asks for a
+figure the documents do not give ("how much is the monthly HSA account fee after I leave?" - the
+guide says only that "a monthly account fee may apply") abstains instead of quoting the on-topic
+sentence; a question whose shown sentences state the figure goes through."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.eval.gold import GoldRow
+from rag_core.eval.harness import token_for
+from rag_core.types import AbstainReason
+from tests.rag_core.pipeline.conftest import RealCorpus
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
+
+
+def row(question: str) -> GoldRow:
+    return GoldRow.model_validate(
+        {"id": "t", "question": question, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
+    )
+
+
+async def decided_by(real: RealCorpus, question: str, until: str = "answer_type", **overrides: object) -> str | None:
+    """Which stage abstained, running the pipeline up to ``until`` (None: it would go on to answer)."""
+    pipeline = real.pipeline(**overrides)
+    asked = row(question)
+    try:
+        token = token_for(real.settings(), asked)
+        state = await pipeline.run_until(until, asked.question, token, as_of=asked.as_of)
+    finally:
+        await pipeline.aclose()
+    return state.decided_by if state.finished else None
+
+
+FEE = "What is the monthly account fee Woodgrove Bank charges on my HSA after I leave Fabrikam?"
+
+
+async def test_an_asked_figure_the_documents_do_not_give_abstains(real: RealCorpus) -> None:
+    assert await decided_by(real, FEE, "topic", ANSWER_TYPE_GATE=False) is None  # the reader alone would answer
+    assert await decided_by(real, FEE) == "answer_type"
+    answer = await real.answer(row(FEE))
+    assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("How many days of paid bereavement leave do regular employees get?", "5 days"),
+        ("What is the in-network individual out-of-pocket maximum under the PPO Plan?", "$4,000"),
+    ],
+)
+async def test_a_stated_figure_goes_through(real: RealCorpus, question: str, fact: str) -> None:
+    answer = await real.answer(row(question))
+    assert not answer.abstained and fact in answer.answer
