@@ -11,7 +11,7 @@ STOPWORDS = frozenset(
 a an the of and or to in on at for with by from as is are was were be been being do does did
 what which who whom whose how when where why can could should would may might will shall i me my
 we our you your he she it its they them their this that these those there here about into over
-under if then than so not no yes any all each per vs get gets got have has had much many
+under if then than so not no yes any all each per vs get gets got have has had much many besides
 """.split()
 )
 
@@ -74,9 +74,15 @@ def terms(text: str) -> list[str]:
     ]
 
 
+# A number with a unit glued on ("2nd", "14yo", "3x") is a number, not a topic.
+_NUMBER_WORD = re.compile(r"\d+(?:st|nd|rd|th|yo|x)")
+
+
 def topic_terms(text: str) -> list[str]:
-    """The words of a question that name what it is about (no fillers, no 1-2 letter words)."""
-    return [t for t in terms(text) if len(t) > 2 and t not in FILLERS and not t.isdigit()]
+    """The words of a question that name what it is about (no fillers, no numbers, no 1-2 letter words)."""
+    return [
+        t for t in terms(text) if len(t) > 2 and t not in FILLERS and not t.isdigit() and not _NUMBER_WORD.fullmatch(t)
+    ]
 
 
 def split_sentences(text: str) -> list[str]:

@@ -45,18 +45,25 @@ CHAT_ABBREVIATIONS: Mapping[str, str] = {
     "mos": "months",
     "thru": "through",
     "w/": "with",
+    "w/o": "without",
+    "appt": "appointment",
+    "appts": "appointments",
+    "eval": "evaluation",
+    "evals": "evaluations",
     # Abbreviations the documents use too, but that mean something else on the web the reader was
     # trained on ("when does STD start paying"): written out, the abbreviation kept beside them.
     "std": "short-term disability (STD)",
     "ltd": "long-term disability (LTD)",
     "ortho": "orthodontia",
 }
+# An abbreviation stands alone or between slashes ("hrs/wk"); "w/" and "w/o" end in their own slash.
 _ABBREVIATION = re.compile(
-    r"(?<![\w/])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/])",
+    r"(?<![\w])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w])",
     re.IGNORECASE,
 )
-# "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR").
-_NEEDS_NUMBER = frozenset({"hr", "hrs"})
+# "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR"). "hrs" is
+# never the department.
+_NEEDS_NUMBER = frozenset({"hr"})
 # "Contoso Ltd." is a company: the disability plans are typed "LTD" or "ltd", never "Ltd".
 _NOT_TITLE_CASE = frozenset({"ltd", "std"})
 # Chat punctuates with emoji and interjections instead of full stops ("broke my wrist lol 🤦 if i go

@@ -101,3 +101,8 @@ def test_a_past_tense_verb_is_what_happened_not_a_topic() -> None:
     assert corrector.unknown_topics("is pet insurance charged per paycheck") == ["pet", "insurance"]
     # a participle before a thing describes the thing: still a topic the documents lack
     assert corrector.unknown_topics("do I have unlimited PTO now?") == ["unlimited", "pto"]
+
+
+def test_a_number_with_a_unit_glued_on_is_not_a_topic() -> None:
+    corrector = QueryCorrector({"pair": 2, "discount": 1, "dental": 3, "year": 4})
+    assert corrector.unknown_topics("a discount on a 2nd pair for my 14yo, 3x a year besides dental?") == []

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.unit
         ("is there a cap on ltd", "is there a cap on long-term disability (LTD)"),
         ("Contoso Ltd. benefits", "Contoso Ltd. benefits"),  # a company name
         ("does dental cover ortho", "does dental cover orthodontia"),
+        ("reduced hrs w/o a pay cut? min hrs/wk", "reduced hours without a pay cut? minimum hours/week"),
+        ("is the eval exam extra? next appt", "is the evaluation exam extra? next appointment"),
     ],
 )
 def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
