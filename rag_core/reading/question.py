@@ -13,7 +13,9 @@ session 4"). A clause must name at least two topic words: "is that covered?" alo
 any coverage sentence. Chat punctuates with emoji and "lol" as often as with full stops, and asks
 after a condition ("if i buy a 2nd pair the same day is there a discount"): both are clauses too
 (session 5: answered chat rows of the eight chat tuning sets 77 -> 89 of 138, correct 72 -> 83;
-benchmarks/README.md "Reading, session 5").
+benchmarks/README.md "Reading, session 5"). A clause read alone can lose what the situation named
+("doc says try acupuncture. how many sessions do i get a yr?"): ``situation_words`` are given back
+to each sentence that shares them (``reader.read_logits``).
 """
 
 from __future__ import annotations
@@ -78,9 +80,10 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE,
 )
 MIN_CLAUSE_TOPIC_WORDS = 2
+_WORD = re.compile(r"[\w'’-]+")
 _QUESTION_START = re.compile(
     r"^(what|whats|what's|how|when|where|who|which|why|can|could|do|does|did|is|are|was|will|would|should|"
-    r"may|am|any|qu[eé]|c[oó]mo|cu[aá]nt[oa]s?|cu[aá]ndo|d[oó]nde|puedo|tengo|hay|¿)",
+    r"may|am|any|qu[eé]|c[oó]mo|cu[aá]nt[oa]s?|cu[aá]ndo|d[oó]nde|puedo|tengo|hay)\b(?!')|^¿",
     re.IGNORECASE,
 )
 
@@ -121,7 +124,7 @@ def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
     ("whats the OOP max on the PPO? trying to figure out worst case for my knee surgery" ->
     the whole, and "whats the out-of-pocket maximum on the PPO?"). A clause that only tells
     the situation ("we just got married") is never read alone: it is context, not a question."""
-    whole = expand_abbreviations(" ".join(question.split()))
+    whole = whole_question(question)
     parts = [p.strip(" ,;") for p in _CLAUSE_END.split(whole) if p.strip(" ,;")]
     if len(parts) < 2:
         return [whole]
@@ -136,3 +139,18 @@ def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
 
 def _asks_alone(clause: str) -> bool:
     return is_question(clause) and len(clause.split()) >= 3 and len(set(topic_terms(clause))) >= MIN_CLAUSE_TOPIC_WORDS
+
+
+def whole_question(question: str) -> str:
+    """The question as the reader reads it whole: one line, abbreviations written out."""
+    return expand_abbreviations(" ".join(question.split()))
+
+
+def situation_words(question: str) -> list[str]:
+    """The topic words of the parts of a question never read alone (the situation told around it:
+    "doc says try acupuncture" -> ["acupuncture"]), lower-cased, in order, once each."""
+    parts = [p.strip(" ,;") for p in _CLAUSE_END.split(whole_question(question)) if p.strip(" ,;")]
+    if len(parts) < 2:
+        return []
+    words = (w.lower() for p in parts if not _asks_alone(p) for w in _WORD.findall(p))
+    return list(dict.fromkeys(w for w in words if topic_terms(w)))

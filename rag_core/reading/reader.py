@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rag_core.reading.question import reader_queries
+from rag_core.reading.question import reader_queries, situation_words, whole_question
 from rag_core.reading.spans import Span, spans_of
 from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
@@ -84,13 +84,48 @@ class SpanReader:
         if not spans:
             return Reading()
         asked = reader_queries(question)
-        if corrected and corrected not in asked:
-            asked.append(corrected)
         overlap = word_overlap(asked[0], spans)
         # Ties keep reading order (earlier chunks rank higher after the reranker).
         pool = [spans[i] for i in sorted(range(len(spans)), key=lambda i: -overlap[i])[: self.keep]]
-        framed = [s.in_context() for s in pool]
-        per_question = [self.scorer.logits(q, framed) for q in asked]
-        scores = [max(column) for column in zip(*per_question, strict=True)]
+        scores = read_logits(self.scorer, question, pool, corrected=corrected)
         ranked = sorted(zip(pool, scores, strict=True), key=lambda pair: -pair[1])
         return Reading([ReadSpan(span, score) for span, score in ranked])
+
+
+def read_logits(
+    scorer: PassageScorer, question: str, spans: Sequence[Span], *, corrected: str | None = None
+) -> list[float]:
+    """Each span's best logit over the reader questions of ``question`` (``reader_queries``: the
+    whole, its question clauses, and ``corrected`` when given). The reader and the gates that read
+    a question again without some of its words (``topic.ablation_rise``) read the same way."""
+    framed = [s.in_context() for s in spans]
+    whole = whole_question(question)
+    situation = situation_words(question)
+    asked = reader_queries(question)
+    per_question = [
+        scorer.logits(q, framed) if q == whole else _read_clause(scorer, q, situation, spans, framed) for q in asked
+    ]
+    if corrected and corrected not in asked:
+        per_question.append(scorer.logits(corrected, framed))
+    return [max(column) for column in zip(*per_question, strict=True)]
+
+
+def _read_clause(
+    scorer: PassageScorer, clause: str, situation: Sequence[str], spans: Sequence[Span], framed: list[str]
+) -> list[float]:
+    """A question clause read alone, each sentence with the situation's words that sentence shares:
+    "on health plus how many in network sessions do i get a year?" lost the acupuncture the
+    employee named before it ("doc says try acupuncture."), so the acupuncture sentences read it
+    with "acupuncture" back (-2.2 -> 4.1 for "up to 12 visits per year"), the others without.
+    Sentences that get the same words are read in one call (the pool runs them side by side)."""
+    asked = set(terms(clause))
+    groups: dict[str, list[int]] = {}
+    for index, span in enumerate(spans):
+        has = set(terms(f"{span.heading} {span.text}"))
+        shared = [w for w in situation if (t := terms(w)) and t[0] in has and t[0] not in asked]
+        groups.setdefault(" ".join([clause, *shared]), []).append(index)
+    scores = [0.0] * len(spans)
+    for query, indexes in groups.items():
+        for index, score in zip(indexes, scorer.logits(query, [framed[i] for i in indexes]), strict=True):
+            scores[index] = score
+    return scores

@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from rag_core.reading.question import reader_queries
-from rag_core.reading.reader import PassageScorer, Reading
+from rag_core.reading.reader import PassageScorer, Reading, read_logits
 from rag_core.text import stem, topic_terms
 
 _WORD = re.compile(r"[\w'’-]+")
@@ -39,8 +38,7 @@ def ablation_rise(
     spans = reading.spans[:top]
     if not spans or not ablated or ablated == " ".join(question.split()):
         return None
-    framed = [s.span.in_context() for s in spans]
-    best_ablated = max(max(scorer.logits(q, framed)) for q in reader_queries(ablated))
+    best_ablated = max(read_logits(scorer, ablated, [s.span for s in spans]))
     return best_ablated - reading.best
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading.question import expand_abbreviations, reader_queries
+from rag_core.reading.question import expand_abbreviations, reader_queries, situation_words
 
 pytestmark = pytest.mark.unit
 
@@ -90,3 +90,10 @@ def test_a_condition_without_a_question_is_still_situation() -> None:
         "if my spouse starts a new job 🙂 we might switch plans"
     ]
     assert reader_queries("haha ok thanks") == ["haha ok thanks"]
+
+
+def test_the_situation_words_are_the_topic_words_of_the_parts_never_read_alone() -> None:
+    question = "back is killing me from sitting all day, doc says try acupuncture. how many sessions do i get a yr?"
+    assert "acupuncture" in situation_words(question)
+    assert "how" not in situation_words(question) and "sessions" not in situation_words(question)
+    assert situation_words("How many acupuncture visits do I get a year?") == []  # one clause: no situation

@@ -129,3 +129,25 @@ def test_the_spelling_fixed_question_is_read_as_well_as_the_typed_one(reader: Sp
     assert both.best > alone.best  # the typos drag the typed question's reading down
     assert "specialist visit" in both.spans[0].span.text
     assert reader.read(typed, [MEDICAL], corrected=typed).best == alone.best  # nothing fixed: no second reading
+
+
+ACUPUNCTURE = candidate(
+    "medical-plan-2026_p2_c03",
+    "In-network acupuncture is covered for up to 12 visits per year.\n"
+    "Each visit must be medically necessary and approved by your primary care physician.",
+    policy_id="medical-plan",
+    title="Fabrikam Medical Plan Summary 2026",
+    heading="Acupuncture",
+)
+
+
+def test_a_question_clause_read_alone_gets_back_what_the_situation_named(reader: SpanReader) -> None:
+    # The clause read alone ("how many in network sessions do i get a year?") does not say what the
+    # sessions are; the situation before it does. The sentence that shares "acupuncture" reads the
+    # clause with it back and passes the gate.
+    question = (
+        "back is killing me from sitting all day, doc says try acupuncture. how many in network sessions do i get a yr?"
+    )
+    reading = reader.read(question, [ACUPUNCTURE])
+    assert "12 visits" in reading.spans[0].span.text
+    assert reading.best >= DEFAULT_READER_MIN_SCORE
