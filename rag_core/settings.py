@@ -119,6 +119,10 @@ class CoreSettings(BaseSettings):
     reader: str = Field(default="cross-encoder", alias="READER")
     reader_min_score: float = Field(default=DEFAULT_READER_MIN_SCORE, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
+    # A question clause read alone gets back the situation's words each sentence shares ("doc says try
+    # acupuncture. how many sessions…"): more chat questions answered, more near misses too
+    # (rag_core.reading.reader.read_logits); off by default.
+    reader_situation_words: bool = Field(default=False, alias="READER_SITUATION_WORDS")
     near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     # The topic gate with the reader on (rag_core.reading.topic). read: an undocumented question word
     # blocks only when taking it out raises the best read sentence by more than TOPIC_ABLATION_MARGIN

@@ -104,6 +104,7 @@ def build_pipeline(
                 SpanReader(
                     CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
                     keep=settings.reader_keep,
+                    situation=settings.reader_situation_words,
                 )
             ),
             AnswerabilityGate(settings.reader_min_score),

@@ -38,7 +38,7 @@ def ablation_rise(
     spans = reading.spans[:top]
     if not spans or not ablated or ablated == " ".join(question.split()):
         return None
-    best_ablated = max(read_logits(scorer, ablated, [s.span for s in spans]))
+    best_ablated = max(read_logits(scorer, ablated, [s.span for s in spans], situation=reading.situation))
     return best_ablated - reading.best
 
 

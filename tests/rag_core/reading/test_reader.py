@@ -144,10 +144,11 @@ ACUPUNCTURE = candidate(
 def test_a_question_clause_read_alone_gets_back_what_the_situation_named(reader: SpanReader) -> None:
     # The clause read alone ("how many in network sessions do i get a year?") does not say what the
     # sessions are; the situation before it does. The sentence that shares "acupuncture" reads the
-    # clause with it back and passes the gate.
+    # clause with it back and passes the gate (READER_SITUATION_WORDS=true; off by default).
     question = (
         "back is killing me from sitting all day, doc says try acupuncture. how many in network sessions do i get a yr?"
     )
-    reading = reader.read(question, [ACUPUNCTURE])
-    assert "12 visits" in reading.spans[0].span.text
+    reading = SpanReader(reader.scorer, situation=True).read(question, [ACUPUNCTURE])
+    assert reading.situation and "12 visits" in reading.spans[0].span.text
     assert reading.best >= DEFAULT_READER_MIN_SCORE
+    assert reader.read(question, [ACUPUNCTURE]).best < DEFAULT_READER_MIN_SCORE  # the default abstains
