@@ -105,7 +105,7 @@ class KeyWordGate(StageBase):
         self.top = top
 
     async def run(self, state: QueryState) -> None:
-        if state.finished or state.reading is None:
+        if state.reading is None:
             return
         counts = self.corpus.corrector_for(state.require_access()).stem_counts()
         words = key_words(state.question, counts, exclude=state.unknown_words, k=self.k)
@@ -125,7 +125,7 @@ class AnswerTypeGate(StageBase):
     name = "answer_type"
 
     async def run(self, state: QueryState) -> None:
-        if state.finished or state.reading is None:
-            return
-        if lacks_asked_quantity(state.question, (read.span.text for read in state.reading.answer())):
+        if state.reading is not None and lacks_asked_quantity(
+            state.question, (read.span.text for read in state.reading.answer())
+        ):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

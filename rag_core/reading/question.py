@@ -125,7 +125,7 @@ def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
     the whole, and "whats the out-of-pocket maximum on the PPO?"). A clause that only tells
     the situation ("we just got married") is never read alone: it is context, not a question."""
     whole = whole_question(question)
-    parts = [p.strip(" ,;") for p in _CLAUSE_END.split(whole) if p.strip(" ,;")]
+    parts = _clauses(whole)
     if len(parts) < 2:
         return [whole]
     asked = [p for p in dict.fromkeys(parts) if _asks_alone(p) and p != whole]
@@ -135,6 +135,10 @@ def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
         # slowest questions (benchmarks/README.md, "Reading, session 4").
         return asked[:max_clauses]
     return [whole, *asked[:max_clauses]]
+
+
+def _clauses(whole: str) -> list[str]:
+    return [p.strip(" ,;") for p in _CLAUSE_END.split(whole) if p.strip(" ,;")]
 
 
 def _asks_alone(clause: str) -> bool:
@@ -149,7 +153,7 @@ def whole_question(question: str) -> str:
 def situation_words(question: str) -> list[str]:
     """The topic words of the parts of a question never read alone (the situation told around it:
     "doc says try acupuncture" -> ["acupuncture"]), lower-cased, in order, once each."""
-    parts = [p.strip(" ,;") for p in _CLAUSE_END.split(whole_question(question)) if p.strip(" ,;")]
+    parts = _clauses(whole_question(question))
     if len(parts) < 2:
         return []
     words = (w.lower() for p in parts if not _asks_alone(p) for w in _WORD.findall(p))

@@ -132,6 +132,8 @@ def _read_clause(
     employee named before it ("doc says try acupuncture."), so the acupuncture sentences read it
     with "acupuncture" back (-2.2 -> 4.1 for "up to 12 visits per year"), the others without.
     Sentences that get the same words are read in one call (the pool runs them side by side)."""
+    if not situation:
+        return scorer.logits(clause, framed)
     asked = set(terms(clause))
     groups: dict[str, list[int]] = {}
     for index, span in enumerate(spans):
