@@ -4,10 +4,6 @@ benchmarks/rerank_sweep.py --cross."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from rag_core.models import CrossEncoder
@@ -16,6 +12,7 @@ from rag_core.rerank import BestWindow, CrossEncoderRerank, LateDenseBlend, Lexi
 from rag_core.settings import CoreSettings
 from rag_core.types import Candidate
 from tests.fakes.network import network_disabled
+from tests.hashseeds import outputs_across_hash_seeds
 from tests.rag_core.candidates import candidate
 
 QUESTION = "How much is the copay for a specialist visit?"
@@ -149,15 +146,6 @@ print(BestWindow(16, 16)("charlie india kilo echo alpha", "Title — Heading\\n"
 @pytest.mark.unit
 def test_the_window_choice_does_not_depend_on_string_hashing() -> None:
     script = PICK_WINDOW.format(windows=TIED_WINDOWS)
-    chosen = {
-        subprocess.run(
-            [sys.executable, "-c", script],
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for seed in range(8)
-    }
+    chosen = outputs_across_hash_seeds(script)
     fourth = " ".join(("alpha foxtrot golf india kilo lima".split() + ["filler"] * 16)[:16])
     assert chosen == {f"Title — Heading\n{fourth}\n"}  # the earliest of the two tied windows, in every process

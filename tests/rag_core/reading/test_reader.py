@@ -3,10 +3,6 @@ ones, and a question the context does not answer reads too low to pass the answe
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from rag_core.generation.extractive import ExtractiveGenerator
@@ -17,6 +13,7 @@ from rag_core.reading.reader import SpanReader
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
 from rag_core.types import AbstainReason
 from tests.fakes.network import network_disabled
+from tests.hashseeds import outputs_across_hash_seeds
 from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.integration
@@ -109,16 +106,7 @@ print(repr(word_overlap("charlie india kilo echo alpha golf", spans)))
 
 
 def test_the_prefilter_scores_do_not_depend_on_string_hashing() -> None:
-    runs = {
-        subprocess.run(
-            [sys.executable, "-c", OVERLAP],
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for seed in range(8)
-    }
+    runs = outputs_across_hash_seeds(OVERLAP)
     assert len(runs) == 1, runs
 
 
