@@ -9,17 +9,18 @@ the rows with the highest rises.
     .venv/bin/python benchmarks/key_word_rises.py collect OUT.json corpus/gold.jsonl:/tmp/bb \\
         ../shared/benchmarks/contoso/ground_truth.jsonl:/tmp/contoso:benchmarks/contoso_answers.jsonl
     .venv/bin/python benchmarks/key_word_rises.py report OUT.json
+With ``collect``, each row also gets the rise re-read over the best 1, 2 and 4 sentences
+(``TOPS``): how the gate's ``top`` was chosen (report: "by top").
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-from rag_core.eval.gold import apply_labels, load_gold
+from eval_sets import collect_report_cli, load_spec
+
 from rag_core.eval.harness import token_for
 from rag_core.pipeline import build_pipeline
 from rag_core.pipeline.read import KeyWordGate
@@ -27,16 +28,14 @@ from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.settings import CoreSettings
 
 MARGINS = (2.0, 2.5, 2.6, 2.7, 2.75, 2.8, 3.0)
+TOPS = (1, 2, 4)
 
 
 async def collect(out: Path, specs: list[str]) -> None:
     records: list[dict[str, Any]] = []
     for spec in specs:
-        gold, data_dir, *labels = spec.split(":")
-        settings = CoreSettings(BENEFITSBOT_DATA_DIR=Path(data_dir), KEY_WORD_ABLATION=True)  # type: ignore[call-arg]
-        rows = load_gold(Path(gold))
-        if labels:
-            rows = apply_labels(rows, Path(labels[0]))
+        gold, data_dir, rows = load_spec(spec)
+        settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir, KEY_WORD_ABLATION=True)  # type: ignore[call-arg]
         pipeline = build_pipeline(settings)
         gate = next(stage for stage in pipeline.stages if isinstance(stage, KeyWordGate))
         try:
@@ -46,14 +45,18 @@ async def collect(out: Path, specs: list[str]) -> None:
                     continue
                 counts = gate.corpus.corrector_for(state.require_access()).stem_counts()
                 words = key_words(state.question, counts, exclude=state.unknown_words, k=gate.k)
-                rise = ablation_rise(gate.scorer, state.question, words, state.reading, gate.top) if words else None
+                rises = {
+                    top: ablation_rise(gate.scorer, state.question, words, state.reading, top) if words else None
+                    for top in TOPS
+                }
                 records.append(
                     {
-                        "set": Path(gold).stem,
+                        "set": gold.stem,
                         "id": row.id,
                         "expect": row.expect,
                         "words": words,
-                        "rise": rise,
+                        "rise": rises[gate.top],
+                        "rises": rises,
                         "best": state.reading.best,
                     }
                 )
@@ -70,24 +73,19 @@ def report(path: Path) -> None:
         stopped = [r for r in records if r["rise"] > margin]
         must = sum(r["expect"] == "abstain" for r in stopped)
         print(f"  margin {margin:4.2f}: stops {must} must-abstain and {len(stopped) - must} answerable rows")
+    print("by top (sentences re-read): highest must-abstain rises | highest answerable rise")
+    for top in TOPS:
+        rises = [(r["rises"][str(top)], r) for r in records if r.get("rises", {}).get(str(top)) is not None]
+        must = sorted((x for x, r in rises if r["expect"] == "abstain"), reverse=True)[:3]
+        answer = max((x for x, r in rises if r["expect"] == "answer"), default=None)
+        print(f"  top {top}: {[round(x, 2) for x in must]} | {answer if answer is None else round(answer, 2)}")
     print("highest rises:")
     for r in sorted(records, key=lambda r: -r["rise"])[:12]:
         print(f"  {r['rise']:5.2f} {r['expect']:8} {r['set']}:{r['id']} best {r['best']:.2f} words {r['words']}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("out", type=Path)
-    c.add_argument("specs", nargs="+", help="GOLD.jsonl:DATA_DIR[:LABELS.jsonl]")
-    r = sub.add_parser("report")
-    r.add_argument("path", type=Path)
-    args = parser.parse_args()
-    if args.command == "collect":
-        asyncio.run(collect(args.out, args.specs))
-    else:
-        report(args.path)
+    collect_report_cli(__doc__, collect, lambda args: report(args.path))
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ and must-abstain (any set, any category).
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 import sys
 from collections import defaultdict
@@ -26,9 +24,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from eval_sets import collect_report_cli, load_spec
 from tqdm import tqdm
 
-from rag_core.eval.gold import apply_labels, load_gold
 from rag_core.eval.harness import score_row, token_for
 from rag_core.pipeline import build_pipeline
 from rag_core.settings import CoreSettings
@@ -39,11 +37,8 @@ GATE_OFF = -100.0
 async def collect(out: Path, specs: list[str]) -> None:
     records: list[dict[str, Any]] = []
     for spec in specs:
-        gold, data_dir, *labels = spec.split(":")
+        gold, data_dir, rows = load_spec(spec)
         settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir, READER_MIN_SCORE=GATE_OFF)  # type: ignore[call-arg]
-        rows = load_gold(Path(gold))
-        if labels:
-            rows = apply_labels(rows, Path(labels[0]))
         pipeline = build_pipeline(settings)
         await pipeline.warm_up()
         manifest = await pipeline.corpus.manifest()
@@ -51,13 +46,13 @@ async def collect(out: Path, specs: list[str]) -> None:
         docs = {doc_id: record.meta for doc_id, record in manifest.documents.items()}
         today = settings.today or date.today()
         try:
-            for row in tqdm(rows, desc=Path(gold).stem, leave=False, disable=not sys.stderr.isatty()):
+            for row in tqdm(rows, desc=gold.stem, leave=False, disable=not sys.stderr.isatty()):
                 answer, state = await pipeline.answer_traced(row.question, token_for(settings, row), as_of=row.as_of)
                 scored = score_row(row, answer, files, docs, today)  # what `benefitsbot eval` scores
                 read = state.reading is not None and bool(state.reading.spans)
                 records.append(
                     {
-                        "set": Path(gold).stem,
+                        "set": gold.stem,
                         "id": row.id,
                         "category": row.category,
                         "expect": row.expect,
@@ -105,6 +100,8 @@ def report(path: Path, cutoffs: list[float]) -> None:
         cells = []
         for group in ("formal", "chat"):
             rows, answered, correct = tally[group]
+            if not rows:
+                continue  # a set without rows of this kind (holdout has no chat rows)
             cells.append(
                 f"{group} answered {answered / rows:.2f} ({answered}/{rows}), correct of answered "
                 f"{(correct / answered if answered else 0):.2f}"
@@ -115,19 +112,12 @@ def report(path: Path, cutoffs: list[float]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("out", type=Path)
-    c.add_argument("specs", nargs="+", help="GOLD.jsonl:DATA_DIR[:LABELS.jsonl]")
-    r = sub.add_parser("report")
-    r.add_argument("path", type=Path)
-    r.add_argument("--cutoffs", default="0,1,2,2.75,3.5,4,5")
-    args = parser.parse_args()
-    if args.command == "collect":
-        asyncio.run(collect(args.out, args.specs))
-    else:
-        report(args.path, [float(x) for x in args.cutoffs.split(",")])
+    collect_report_cli(
+        __doc__,
+        collect,
+        lambda args: report(args.path, [float(x) for x in args.cutoffs.split(",")]),
+        lambda parser: parser.add_argument("--cutoffs", default="0,1,2,2.75,3.5,4,5"),
+    )
 
 
 if __name__ == "__main__":
