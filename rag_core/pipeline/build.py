@@ -129,7 +129,7 @@ def build_pipeline(
             )
         )
     if reading and settings.answer_type_gate:
-        reading_stages.append(AnswerTypeGate())
+        reading_stages.append(AnswerTypeGate(settings.reader_min_score))
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),

@@ -118,14 +118,21 @@ class KeyWordGate(StageBase):
 
 class AnswerTypeGate(StageBase):
     """A question that asks for a quantity (an amount, a count, a duration, a date) abstains
-    ``low_similarity`` when none of the sentences the reader would show states one: on-topic text
+    ``low_similarity`` unless a sentence the reader would show states one AND itself reads as an
+    answer (a logit of at least ``min_score``, the answerability gate's cutoff). On-topic text
     without the asked figure ("Copays vary depending on the type of service") means the documents
-    do not say (``rag_core.reading.answer_type``). Runs only when the reader is about to answer."""
+    do not say (``rag_core.reading.answer_type``); so does a figure that only a weakly read
+    neighbour carries ("...a monthly account fee may apply" read 3.4, the HSA contribution row
+    with its dollar amounts 0.9). Runs only when the reader is about to answer."""
 
     name = "answer_type"
 
+    def __init__(self, min_score: float) -> None:
+        self.min_score = min_score
+
     async def run(self, state: QueryState) -> None:
-        if state.reading is not None and lacks_asked_quantity(
-            state.question, (read.span.text for read in state.reading.answer())
-        ):
+        if state.reading is None:
+            return
+        answering = (read.span.text for read in state.reading.answer() if read.score >= self.min_score)
+        if lacks_asked_quantity(state.question, answering):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

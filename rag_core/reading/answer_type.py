@@ -18,14 +18,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# What asks for a quantity: an amount, a count, a duration, a rate, a date or an age.
+# What asks for a quantity: an amount, a count, a duration, a rate, a date or an age. A quantity noun
+# after "what" with up to three modifiers asks for its figure ("what is the (monthly account) fee",
+# "what per-mile rate", "what is its monthly cost"), never "what is the process for ensuring
+# cost-effective care" (a preposition or verb ends the modifiers).
+_QUANTITY_NOUNS = (
+    r"amount|cost|price|fee|rate|copay|copayment|coinsurance|deductible|limit|maximum|max|minimum|"
+    r"percentage|percent|premium"
+)
+_NOT_A_MODIFIER = r"for|of|to|in|on|at|by|with|under|and|or|is|are|does|do|did|will|would|can|should"
 _ASKS_QUANTITY = re.compile(
     r"\b(how much|how many|what amount|what percentage|what percent|how long|how soon|how far|how often|"
     r"what age|how old|what date|which date|by when|what time|what multiple|within how many|dollar|"
-    # "what is the (monthly account) fee", never "what is the process for ensuring cost-effective care"
-    r"what(?:'s|s| is| are)? the (?:(?!(?:for|of|to|in|on|at|by|with|under|and|or)\b)[\w-]+ ){0,3}?"
-    r"(?:amount|cost|price|fee|rate|copay|copayment|coinsurance|deductible|limit|maximum|max|minimum|"
-    r"percentage|percent)s?(?![\w-]))|\$\s?amount",
+    r"(?:what|which) (?:day|month|year)|exact date|"
+    r"what(?:(?:'s|s| is| are| was)? (?:the|its|their|my|our))? "
+    rf"(?:(?!(?:{_NOT_A_MODIFIER})\b)[\w-]+ ){{0,3}}?(?:{_QUANTITY_NOUNS})s?(?![\w-]))|\$\s?amount",
     re.IGNORECASE,
 )
 # What states one: a figure, or a number written out, or "free" / "no cost".

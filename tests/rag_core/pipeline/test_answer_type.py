@@ -53,3 +53,13 @@ async def test_an_asked_figure_the_documents_do_not_give_abstains(real: RealCorp
 async def test_a_stated_figure_goes_through(real: RealCorpus, question: str, fact: str) -> None:
     answer = await real.answer(row(question))
     assert not answer.abstained and fact in answer.answer
+
+
+# The life guide says AD&D pays "a percentage of that amount for covered losses such as the loss of a
+# hand" and never which percentage; the sentences read next to it carry other figures (the age
+# reductions, 2x salary) but read far below the cutoff.
+LOSS = "What percentage of the Basic AD&D benefit would I be paid if I lost a hand?"
+
+
+async def test_a_figure_only_a_weakly_read_sentence_states_does_not_answer(real: RealCorpus) -> None:
+    assert await decided_by(real, LOSS) == "answer_type"

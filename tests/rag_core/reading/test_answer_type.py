@@ -1,10 +1,17 @@
-"""The answer-type check: a question that asks for a quantity needs a shown sentence that states one."""
+"""The answer-type check: a question that asks for a quantity needs a shown sentence that states one,
+and the gate counts only sentences that themselves read as an answer."""
 
 from __future__ import annotations
 
 import pytest
 
+from rag_core.pipeline.read import AnswerTypeGate
+from rag_core.pipeline.state import QueryState
 from rag_core.reading.answer_type import asks_quantity, lacks_asked_quantity
+from rag_core.reading.reader import Reading, ReadSpan
+from rag_core.reading.spans import Span
+from rag_core.settings import DEFAULT_READER_MIN_SCORE
+from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.unit
 
@@ -20,6 +27,11 @@ pytestmark = pytest.mark.unit
         "how often can i get new glasses",
         "at what age does my kid come off my plan",
         "what's the $ amount",
+        "What monthly account fee does Woodgrove charge?",
+        "What per-mile rate does Fabrikam reimburse?",
+        "Does Fabrikam offer a legal plan, and what is its monthly cost?",
+        "What is the per-paycheck premium for long-term care insurance?",
+        "In which month are performance reviews conducted?",
     ],
 )
 def test_questions_that_ask_for_a_quantity(question: str) -> None:
@@ -33,6 +45,8 @@ def test_questions_that_ask_for_a_quantity(question: str) -> None:
         "Who is the new pharmacy benefit manager?",
         "Does the plan cover hearing aids?",
         "What is the name of the EAP provider?",
+        "What is the claims process for out-of-network care?",
+        "What does the deductible apply to?",
     ],
 )
 def test_questions_that_ask_for_something_else(question: str) -> None:
@@ -58,3 +72,34 @@ def test_a_frequency_word_answers_how_often_only() -> None:
 
 def test_a_question_that_asks_no_quantity_is_never_stopped() -> None:
     assert not lacks_asked_quantity("Who is the new pharmacy benefit manager?", ["Proseware Pharmacy Services."])
+
+
+# -- the gate: the figure must come from a sentence that itself reads as an answer ---------------------
+FEE_MENTIONED = "You may keep the account at Woodgrove Bank (a monthly account fee may apply)."
+UNRELATED_FIGURE = "Account: HSA - self-only coverage; 2026 IRS limit: $4,400 per year; Fabrikam contribution: $750 per year."
+
+
+def reading_of(*sentences: tuple[str, float]) -> Reading:
+    chunk = candidate("commuter-fsa-hsa-2026_p3_c00", " ".join(text for text, _ in sentences))
+    spans = [Span(text, chunk, 0, len(text), "Frequently Asked Questions") for text, _ in sentences]
+    return Reading([ReadSpan(span, score) for span, (_, score) in zip(spans, sentences, strict=True)])
+
+
+async def gated(reading: Reading, question: str = "how much is the monthly account fee after i leave?") -> str | None:
+    state = QueryState(question, "token")
+    state.reading = reading
+    await AnswerTypeGate(DEFAULT_READER_MIN_SCORE).run(state)
+    return state.decided_by
+
+
+async def test_a_figure_only_a_weakly_read_neighbour_states_does_not_answer() -> None:
+    # Both sentences are shown (within the reader's 5-logit margin), but only the one that mentions the
+    # fee reads as an answer, and it states no amount: the documents do not give the fee.
+    assert await gated(reading_of((FEE_MENTIONED, 3.4), (UNRELATED_FIGURE, 0.9))) == "answer_type"
+
+
+async def test_a_figure_in_a_sentence_that_reads_as_an_answer_goes_through() -> None:
+    # The mutation "count every shown sentence" passes the test above; this one pins that a figure
+    # read above the cutoff, even below the best sentence, still answers (a rule sentence, then its row).
+    assert await gated(reading_of((FEE_MENTIONED, 6.4), (UNRELATED_FIGURE, DEFAULT_READER_MIN_SCORE))) is None
+    assert await gated(reading_of((FEE_MENTIONED, 3.4)), "does the account stay open?") is None
