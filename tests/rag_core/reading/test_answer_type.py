@@ -76,7 +76,9 @@ def test_a_question_that_asks_no_quantity_is_never_stopped() -> None:
 
 # -- the gate: the figure must come from a sentence that itself reads as an answer ---------------------
 FEE_MENTIONED = "You may keep the account at Woodgrove Bank (a monthly account fee may apply)."
-UNRELATED_FIGURE = "Account: HSA - self-only coverage; 2026 IRS limit: $4,400 per year; Fabrikam contribution: $750 per year."
+UNRELATED_FIGURE = (
+    "Account: HSA - self-only coverage; 2026 IRS limit: $4,400 per year; Fabrikam contribution: $750 per year."
+)
 
 
 def reading_of(*sentences: tuple[str, float]) -> Reading:
