@@ -38,8 +38,19 @@ _ASKS_QUANTITY = re.compile(
 # What states one: a figure, or a number written out, or "free" / "no cost".
 _STATES_QUANTITY = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|"
-    r"ninety|hundred|once|twice|immediately|same day|no cost|free|none)\b",
+    r"ninety|hundred|once|twice|immediately|same day)\b",
     re.IGNORECASE,
+)
+# "Free" / "no cost" / "none" state an amount, not a date, a time, a count or an age: "when are the
+# flu shot clinics, what date?" is not answered by "free flu shots at on-site clinics each fall".
+_STATES_NO_COST = re.compile(r"\b(no cost|free|none)\b", re.IGNORECASE)
+_ASKS_NOT_AN_AMOUNT = re.compile(
+    r"\b(what date|which date|by when|what time|(?:what|which) (?:day|month|year)|exact date|how often|how many|"
+    r"how long|how soon|what age|how old)\b",
+    re.IGNORECASE,
+)
+_NAMES_MONEY = re.compile(
+    r"\$|\b(cost|costs|price|fee|fees|pay|paid|charge|dollars?|premium|copay|amount)\b", re.IGNORECASE
 )
 # "How often": a frequency written as a word states it too ("reviews are held annually"). Only then:
 # "what is the monthly fee?" is not answered by "a monthly fee may apply".
@@ -56,4 +67,8 @@ def lacks_asked_quantity(question: str, sentences: Iterable[str]) -> bool:
     if not asks_quantity(question):
         return False
     frequency = bool(_ASKS_FREQUENCY.search(question))
-    return not any(_STATES_QUANTITY.search(s) or (frequency and _FREQUENCY.search(s)) for s in sentences)
+    amount = not _ASKS_NOT_AN_AMOUNT.search(question) or bool(_NAMES_MONEY.search(question))
+    return not any(
+        _STATES_QUANTITY.search(s) or (frequency and _FREQUENCY.search(s)) or (amount and _STATES_NO_COST.search(s))
+        for s in sentences
+    )

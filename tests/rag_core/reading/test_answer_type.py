@@ -60,6 +60,10 @@ def test_an_asked_quantity_must_be_stated() -> None:
     # counted in words, or free
     assert not lacks_asked_quantity("How many sessions do I get?", ["You get eight sessions per issue."])
     assert not lacks_asked_quantity("How much does counseling cost?", ["EAP sessions are free to you."])
+    # "free" states an amount, never a date or a count
+    assert lacks_asked_quantity("when r the flu clinics, what date?", ["Free flu shots at on-site clinics each fall."])
+    assert not lacks_asked_quantity("how long is it free for?", ["Sessions are free for 12 months."])
+    assert not lacks_asked_quantity("how many days do i pay nothing, is it free?", ["It is free."])
 
 
 def test_a_frequency_word_answers_how_often_only() -> None:
