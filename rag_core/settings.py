@@ -138,6 +138,9 @@ class CoreSettings(BaseSettings):
     # With the reader on: a question that asks for a quantity abstains when the sentences the reader
     # would show state none (rag_core.reading.answer_type).
     answer_type_gate: bool = Field(default=True, alias="ANSWER_TYPE_GATE")
+    # A question that names one of two look-alike documents ("im on northwind standard") is answered
+    # from that one: the sibling that never uses the named word leaves the candidates (rag_core.siblings).
+    named_document_scope: bool = Field(default=True, alias="NAMED_DOCUMENT_SCOPE")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

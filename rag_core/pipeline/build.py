@@ -19,7 +19,7 @@ from rag_core.pipeline.read import AnswerabilityGate, AnswerTypeGate, KeyWordGat
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
-from rag_core.pipeline.scope import ScopeStage
+from rag_core.pipeline.scope import NamedDocumentStage, ScopeStage
 from rag_core.pipeline.validate import AmountConflictStage, ClaimSupportStage, ValidateStage
 from rag_core.reading.reader import SpanReader
 from rag_core.rerank import (
@@ -71,7 +71,7 @@ def build_pipeline(
     reranker: Reranker | None = None,
     late: TokenEncoder | None = None,
 ) -> Pipeline:
-    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> context -> precedence -> read
+    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> named -> context -> precedence -> read
     -> answerable -> topic -> generate -> validate -> support -> amounts. Parts not given are built from
     ``settings`` (LATE_INTERACTION=none: no token encoder; READER=none: no read/answerable/topic)."""
     index = index or open_index(settings)
@@ -139,6 +139,7 @@ def build_pipeline(
         RetrieveStage(retriever),
         SimilarityGate(cutoff, unknown_word_cutoff, topic_after_reading=topic_after_reading),
         RerankStage(reranker),
+        *([NamedDocumentStage(corpus)] if settings.named_document_scope else []),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
         PrecedenceGate(corpus),
         *reading_stages,

@@ -1,4 +1,5 @@
-"""Scope: the signed token (and the audience's) becomes the mandatory pre-filter."""
+"""Scope: the signed token (and the audience's) becomes the mandatory pre-filter; a document the
+question names narrows the candidates to it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from rag_core.language import detect_language
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
+from rag_core.registry import visible
+from rag_core.siblings import DocumentWords, ruled_out
 from rag_core.types import AbstainReason
 
 
@@ -45,3 +48,29 @@ class ScopeStage(StageBase):
         state.language = state.claims.language or detect_language(state.question)
         exclusions = self.corpus.registry.exclusions(base, state.language)
         state.access = AccessFilter(base.group_sets, base.jurisdiction_sets, day, exclusions, state.claims.language)
+
+
+class NamedDocumentStage(StageBase):
+    """A question that names one of two look-alike documents ("…on northwind standard", "my health
+    plus plan") keeps only candidates of documents it does not rule out (``rag_core.siblings``),
+    before the context budget picks its chunks, so the reader, the answer and its citations stay on
+    the named plan. Only narrows: when every candidate would go, they all stay (the gates decide).
+    Reads the documents this scope may see only, so an invisible document's title never matters."""
+
+    name = "named"
+
+    def __init__(self, corpus: CorpusView) -> None:
+        self.corpus = corpus
+
+    async def run(self, state: QueryState) -> None:
+        manifest = await self.corpus.manifest()
+        access = state.require_access()
+        documents = {
+            d.document_id: DocumentWords(d.title, manifest.documents[d.document_id].vocabulary)
+            for d in self.corpus.registry.documents
+            if d.document_id not in access.exclude_document_ids and visible(d, access)
+        }
+        out = ruled_out(state.query or state.question, documents)
+        kept = [c for c in state.candidates if c.document_id not in out]
+        if kept:
+            state.candidates = kept

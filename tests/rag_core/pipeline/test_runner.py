@@ -93,6 +93,7 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
         "retrieve",
         "gate",
         "rerank",
+        "named",
         "context",
         "precedence",
         "read",

@@ -1,0 +1,50 @@
+"""The named-document scope on the REAL pipeline over the project's corpus: the dental, vision, medical
+and life plan summaries are look-alikes ("Fabrikam … Plan Summary 2026") with the same coverage-tier
+rows and different prices. A question that names the vision plan is answered from the vision plan;
+without the scope the dental plan's row for the same tier was the first sentence of the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.eval.gold import GoldRow
+from rag_core.eval.harness import token_for
+from tests.rag_core.pipeline.conftest import RealCorpus
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
+
+VISION = "just got married, adding my wife to my vision plan. whats the per paycheck cost for employee + spouse?"
+
+
+def row(question: str) -> GoldRow:
+    return GoldRow.model_validate(
+        {"id": "t", "question": question, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
+    )
+
+
+async def context_documents(real: RealCorpus, question: str, **overrides: object) -> set[str]:
+    pipeline = real.pipeline(**overrides)
+    asked = row(question)
+    try:
+        token = token_for(real.settings(), asked)
+        state = await pipeline.run_until("context", asked.question, token, as_of=asked.as_of)
+    finally:
+        await pipeline.aclose()
+    return {c.document_id for c in state.context}
+
+
+async def test_a_named_plan_keeps_its_look_alikes_out_of_the_context(real: RealCorpus) -> None:
+    # The mutation "no scope" (the stage off) lets the dental plan's tier row in.
+    assert "dental-plan-2026" in await context_documents(real, VISION, NAMED_DOCUMENT_SCOPE=False)
+    scoped = await context_documents(real, VISION)
+    assert "vision-plan-2026" in scoped and "dental-plan-2026" not in scoped
+    answer = await real.answer(row(VISION))
+    assert not answer.abstained and "$6.20" in answer.answer
+    assert all(c.document_id != "dental-plan-2026" for c in answer.citations)
+
+
+async def test_a_question_that_names_no_plan_keeps_every_document(real: RealCorpus) -> None:
+    question = "how much does it cost per paycheck to add my spouse?"
+    assert await context_documents(real, question) == await context_documents(
+        real, question, NAMED_DOCUMENT_SCOPE=False
+    )
