@@ -42,9 +42,12 @@ def _words(text: str) -> set[str]:
 
 def siblings(a: str, b: str) -> bool:
     """Titles that share at least half of the shorter one's words."""
-    wa, wb = _words(a), _words(b)
-    shorter = min(len(wa), len(wb))
-    return shorter > 0 and len(wa & wb) / shorter >= MIN_SHARED_TITLE_WORDS
+    return _alike(_words(a), _words(b))
+
+
+def _alike(a: set[str], b: set[str]) -> bool:
+    shorter = min(len(a), len(b))
+    return shorter > 0 and len(a & b) / shorter >= MIN_SHARED_TITLE_WORDS
 
 
 def ruled_out(question: str, documents: Mapping[str, DocumentWords]) -> set[str]:
@@ -54,7 +57,7 @@ def ruled_out(question: str, documents: Mapping[str, DocumentWords]) -> set[str]
 
     def excluding(named: str, other: str) -> set[str]:
         """The asked words of ``named``'s title that ``other``'s title lacks and its text never uses."""
-        if named == other or not siblings(documents[named].title, documents[other].title):
+        if named == other or not _alike(titles[named], titles[other]):
             return set()
         return {w for w in titles[named] & asked if w not in titles[other] and not documents[other].vocabulary.get(w)}
 

@@ -59,15 +59,20 @@ class CorpusView:
     async def index_version(self) -> str:
         return (await self.manifest()).index_version
 
-    def corrector_for(self, access: AccessFilter) -> QueryCorrector:
-        """Spelling correction from the vocabulary of the documents this scope may search only."""
-        if self._manifest is None:
-            raise RuntimeError("corrector_for() before the manifest was loaded")
-        searchable = frozenset(
+    def searchable(self, access: AccessFilter) -> frozenset[str]:
+        """Ids of the documents this scope may search: visible and not excluded (superseded, overridden,
+        translated away). What the vocabulary-based steps (spelling, named documents) may read."""
+        return frozenset(
             d.document_id
             for d in self.registry.documents
             if d.document_id not in access.exclude_document_ids and visible(d, access)
         )
+
+    def corrector_for(self, access: AccessFilter) -> QueryCorrector:
+        """Spelling correction from the vocabulary of the documents this scope may search only."""
+        if self._manifest is None:
+            raise RuntimeError("corrector_for() before the manifest was loaded")
+        searchable = self.searchable(access)
         corrector = self._correctors.get(searchable)
         if corrector is None:
             vocabulary: dict[str, int] = {}

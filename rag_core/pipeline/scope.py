@@ -12,7 +12,6 @@ from rag_core.language import detect_language
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.registry import visible
 from rag_core.siblings import DocumentWords, ruled_out
 from rag_core.types import AbstainReason
 
@@ -64,11 +63,11 @@ class NamedDocumentStage(StageBase):
 
     async def run(self, state: QueryState) -> None:
         manifest = await self.corpus.manifest()
-        access = state.require_access()
         documents = {
-            d.document_id: DocumentWords(d.title, manifest.documents[d.document_id].vocabulary)
-            for d in self.corpus.registry.documents
-            if d.document_id not in access.exclude_document_ids and visible(d, access)
+            document_id: DocumentWords(
+                manifest.documents[document_id].meta.title, manifest.documents[document_id].vocabulary
+            )
+            for document_id in self.corpus.searchable(state.require_access())
         }
         out = ruled_out(state.query or state.question, documents)
         kept = [c for c in state.candidates if c.document_id not in out]

@@ -48,3 +48,17 @@ async def test_a_question_that_names_no_plan_keeps_every_document(real: RealCorp
     assert await context_documents(real, question) == await context_documents(
         real, question, NAMED_DOCUMENT_SCOPE=False
     )
+
+
+async def test_only_documents_the_asker_may_search_are_read(real: RealCorpus) -> None:
+    # The scope and the spelling vocabulary read the same set: visible to the asker and not excluded.
+    # The mutation "every document" would let an executives-only title or a superseded plan decide.
+    pipeline = real.pipeline()
+    asked = row(VISION)
+    try:
+        state = await pipeline.run_until("scope", asked.question, token_for(real.settings(), asked), as_of=asked.as_of)
+        searchable = pipeline.corpus.searchable(state.require_access())
+    finally:
+        await pipeline.aclose()
+    assert {"vision-plan-2026", "dental-plan-2026", "medical-plan-2026"} <= searchable
+    assert not {"executive-compensation-2026", "hr-admin-procedures-2026", "medical-plan-2025"} & searchable
