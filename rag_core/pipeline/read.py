@@ -10,8 +10,10 @@ from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
 from rag_core.reading.answer_type import lacks_asked_quantity
+from rag_core.reading.question import asked_terms
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
+from rag_core.text import stem
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
@@ -61,7 +63,8 @@ class TopicGate(StageBase):
     one that the word is situation told around the question ("my knee surgery": the reader's gate
     already decided). Runs only for questions with such words; without a reading (Spanish) the
     word blocks, as the exact-word gate did. A dense match of at least ``unknown_word_cutoff``
-    passes as before."""
+    passes as before, and so do words told only as situation around a question read in parts
+    (``_asked_about``; benchmarks/README.md "Reading, session 6")."""
 
     name = "topic"
 
@@ -72,7 +75,7 @@ class TopicGate(StageBase):
         self.top = top
 
     async def run(self, state: QueryState) -> None:
-        if not state.unknown_words:
+        if not state.unknown_words or not self._asked_about(state):
             return
         if self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff:
             return
@@ -83,6 +86,20 @@ class TopicGate(StageBase):
             )
         if rise is None or rise > self.margin:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+    @staticmethod
+    def _asked_about(state: QueryState) -> bool:
+        """Does an undocumented word sit in a part of the question that is read as a question? When the
+        question has such parts and every undocumented word is outside them, the words were told as
+        situation ("…batteries + ear molds cost a fortune 😩 is there a limit on accessories?"): the
+        reader already read the asking part alone, and its gate decides. Only English questions are
+        read in parts; others keep the word check."""
+        if state.reading is None:
+            return True
+        asked = asked_terms(state.question)
+        if asked is None:
+            return True
+        return any(word in asked or stem(word) in asked for word in state.unknown_words)
 
 
 class KeyWordGate(StageBase):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading.question import expand_abbreviations, reader_queries, situation_words
+from rag_core.reading.question import asked_terms, expand_abbreviations, reader_queries, situation_words
 
 pytestmark = pytest.mark.unit
 
@@ -97,3 +97,9 @@ def test_the_situation_words_are_the_topic_words_of_the_parts_never_read_alone()
     assert "acupuncture" in situation_words(question)
     assert "how" not in situation_words(question) and "sessions" not in situation_words(question)
     assert situation_words("How many acupuncture visits do I get a year?") == []  # one clause: no situation
+
+
+def test_asked_terms_are_the_words_of_the_parts_read_as_questions() -> None:
+    terms = asked_terms("my back has been killing me since the move lol, how many acupuncture visits on plus?")
+    assert terms is not None and "acupuncture" in terms and "move" not in terms and "back" not in terms
+    assert asked_terms("How many acupuncture visits does Health Plus cover?") is None  # read only whole

@@ -77,6 +77,32 @@ async def test_a_situation_word_lets_the_answer_through(scorer: CrossEncoder) ->
     assert state.abstain_reason is None
 
 
+HEARING = candidate(
+    "northwind-standard-benefits-details_p30_c00",
+    "The Northwind Standard plan covers all types of hearing care services, including hearing tests, hearing aids "
+    "and hearing aid accessories, as well as cochlear implants.\n"
+    "In addition, the Northwind Standard plan covers up to $500 per ear for hearing aid accessories, such as ear "
+    "molds, batteries, and tubing.",
+    policy_id="northwind-standard",
+    title="Northwind Standard Benefits Details",
+    heading="Hearing Care",
+)
+
+
+@pytest.mark.integration
+async def test_words_told_only_as_situation_skip_the_ablation(scorer: CrossEncoder) -> None:
+    # "fortune" sits only in the situation before the question clause, which the reader read alone
+    # (5.8 for the $500 row): the reader's gate decides. The mutation "ablate every undocumented word"
+    # abstains here: without "fortune" the whole question reads 0.33 higher.
+    situation = (
+        "on northwind standard, my hearing aid batteries + ear molds cost a fortune 😩 "
+        "is there a limit on what they cover for accessories"
+    )
+    assert (await read_then_gate(scorer, situation, ["fortune"], [HEARING])).abstain_reason is None
+    asked = "does the PPO cover pet insurance for vet bills?"
+    assert (await read_then_gate(scorer, asked, ["vet", "pet"], [MEDICAL])).decided_by == "topic"
+
+
 @pytest.mark.integration
 async def test_an_undocumented_topic_word_abstains(scorer: CrossEncoder) -> None:
     state = await read_then_gate(scorer, "Does Fabrikam offer pet insurance?", ["pet"], [LIFE])
