@@ -39,7 +39,7 @@ _ASKS_QUANTITY = re.compile(
     rf"(?:(?!(?:{_NOT_A_MODIFIER})\b)[\w-]+ ){{0,3}}?(?:{_QUANTITY_NOUNS})s?(?![\w-]))|\$\s?amount",
     re.IGNORECASE,
 )
-# What states one: a figure, or a number written out, or "free" / "no cost".
+# What states one: a figure or a number written out (for an amount, also "free" / "no cost", below).
 _STATES_QUANTITY = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|"
     r"ninety|hundred|once|twice|immediately|same day)\b",
