@@ -34,6 +34,10 @@ NOT_YET_EFFECTIVE_TEXT = (
 )
 CONFLICT_TEXT = "These documents disagree on this: {titles}. HR can tell you which one applies to you."
 SELF_CONFLICT_TEXT = "“{title}” states different amounts for this. HR can tell you which one applies to you."
+OTHER_JURISDICTION_TEXT = (
+    "“{title}” covers employees who work in {state}, and your HR record doesn't list {state} as your "
+    "work location. If you work there, ask HR to update your record; then I can answer from it."
+)
 REPHRASE_TEXT = (
     "The closest topic I found is “{section}” in “{title}”. If that is what you meant, try asking: "
     "“What does the {title} say about {topic}?”"
@@ -62,6 +66,9 @@ def abstention_help(detail: AbstainDetail | None) -> list[str]:
         return [SELF_CONFLICT_TEXT.format(title=detail.conflicting[0].title)]
     if detail.conflicting:
         return [CONFLICT_TEXT.format(titles=_titles([d.title for d in detail.conflicting]))]
+    if detail.other_jurisdiction is not None:
+        elsewhere = detail.other_jurisdiction
+        return [OTHER_JURISDICTION_TEXT.format(title=elsewhere.document.title, state=elsewhere.state)]
     if detail.near_topic is not None:
         near = detail.near_topic
         return [REPHRASE_TEXT.format(section=near.section, title=near.title, topic=near.section.lower())]

@@ -1,6 +1,9 @@
-"""US state names and two-letter codes: the jurisdictions a token's ``state`` claim may name."""
+"""US state names and two-letter codes: the jurisdictions a token's ``state`` claim may name, and the
+states a question names."""
 
 from __future__ import annotations
+
+import re
 
 US_STATES: dict[str, str] = {
     "Alabama": "AL",
@@ -58,3 +61,22 @@ US_STATES: dict[str, str] = {
 }
 
 STATE_CODES: frozenset[str] = frozenset(US_STATES.values())
+STATE_NAMES: dict[str, str] = {code: name for name, code in US_STATES.items()}
+
+_NAMES = {name.lower(): code for name, code in US_STATES.items()}
+# A state named in full ("California", any case), by its code in capitals ("CA") or after "in"
+# ("in ca", as chat writes it). Codes that are also words or other abbreviations in capitals
+# ("IN", "OR", "ME", "OK", "HI", "OH", "ID", "MD", "PA", "CO", "LA" for Los Angeles) count in full only.
+_AMBIGUOUS_CODES = frozenset({"IN", "OR", "ME", "OK", "HI", "OH", "ID", "MD", "PA", "CO", "LA", "DE", "MA", "AL", "MS"})
+_NAME = re.compile(r"\b(" + "|".join(sorted((re.escape(n) for n in _NAMES), key=len, reverse=True)) + r")\b", re.I)
+_CODE = re.compile(r"\b(?:in\s+)?([A-Za-z]{2})\b")
+
+
+def named_states(question: str) -> set[str]:
+    """The two-letter codes of the US states ``question`` names ("I work in California" -> {"CA"})."""
+    named = {_NAMES[m.group(1).lower()] for m in _NAME.finditer(question)}
+    for match in _CODE.finditer(question):
+        code, after_in = match.group(1), match.group(0).lower().startswith("in")
+        if code.upper() in STATE_CODES and code.upper() not in _AMBIGUOUS_CODES and (code.isupper() or after_in):
+            named.add(code.upper())
+    return named

@@ -90,6 +90,36 @@ class Registry:
             excluded |= self.translated_away(scope, language, excluded)
         return frozenset(excluded)
 
+    def variant_elsewhere(
+        self, policy_ids: Iterable[str], access: AccessFilter, language: str | None, states: Iterable[str]
+    ) -> tuple[str, DocumentMeta] | None:
+        """A state's own version of a policy the answer would come from, for a state the question names
+        but the scope's jurisdictions lack ("…in California?" asked by someone whose HR record lists
+        no California work location): ``(state code, document)``, or None. The document must be one
+        the asker could search if they worked there: same groups, date and language, only the
+        jurisdiction widened, so nothing is named that their groups may not see."""
+        wanted = set(policy_ids)
+        for state in sorted(states):
+            jurisdiction = f"US-{state}"
+            if all(jurisdiction in allowed for allowed in access.jurisdiction_sets):
+                continue  # the asker works there: the filter already holds that state's documents
+            there = AccessFilter(
+                access.group_sets,
+                tuple(allowed | {jurisdiction} for allowed in access.jurisdiction_sets),
+                access.as_of,
+                language=access.language,
+            )
+            excluded = self.exclusions(there, language)
+            for doc in sorted(self.documents, key=lambda d: d.document_id):
+                if (
+                    doc.jurisdiction == jurisdiction
+                    and doc.policy_id in wanted
+                    and doc.document_id not in excluded
+                    and visible(doc, there)
+                ):
+                    return state, doc
+        return None
+
     def unresolved_variants(self, policy_ids: Iterable[str], access: AccessFilter) -> set[str]:
         """Policies with documents from more than one jurisdiction in scope and no declared precedence."""
         conflicting: set[str] = set()

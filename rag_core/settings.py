@@ -67,6 +67,10 @@ DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
     "invalid_citation": "I couldn't produce an answer I can fully back with the official documents.",
     "no_supported_claims": "I couldn't produce an answer I can fully back with the official documents.",
     "generation_error": "Sorry, I can't answer right now.",
+    "other_jurisdiction": (
+        "I answer from the policies for your work location on file, and the state you asked about has "
+        "its own version, so I won't answer for it from the wrong one."
+    ),
 }
 
 

@@ -18,6 +18,7 @@ class AbstainReason(StrEnum):
     INVALID_CITATION = "invalid_citation"
     NO_SUPPORTED_CLAIMS = "no_supported_claims"
     GENERATION_ERROR = "generation_error"
+    OTHER_JURISDICTION = "other_jurisdiction"
 
 
 class DocumentMeta(BaseModel):
@@ -99,6 +100,15 @@ class DocumentRef(BaseModel):
     effective_date: date
 
 
+class OtherJurisdiction(BaseModel):
+    """The state's own policy a question asked about, which the asker's work location on file excludes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: str  # the state's name, as a person writes it ("California")
+    document: DocumentRef
+
+
 class NearTopic(BaseModel):
     """A covered topic (document and section) that a not-found question came close to."""
 
@@ -113,7 +123,8 @@ class AbstainDetail(BaseModel):
     """Facts that make an abstention useful, every one found under the asker's access filter.
 
     At most one is set: a document not yet in effect that covers the question, the documents
-    that disagree, or the covered topic a not-found question came close to.
+    that disagree, the covered topic a not-found question came close to, or the named state's own
+    policy that the asker's work location on file excludes.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -121,6 +132,7 @@ class AbstainDetail(BaseModel):
     not_yet_effective: DocumentRef | None = None
     conflicting: tuple[DocumentRef, ...] = ()
     near_topic: NearTopic | None = None
+    other_jurisdiction: OtherJurisdiction | None = None
 
 
 class Answer(BaseModel):

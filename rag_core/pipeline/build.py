@@ -11,7 +11,7 @@ from rag_core.models import CrossEncoder
 from rag_core.pipeline.base import Stage
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.explain import AbstentionExplainer
-from rag_core.pipeline.gates import ContextBudget, PrecedenceGate, SimilarityGate
+from rag_core.pipeline.gates import ContextBudget, NamedStateGate, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
@@ -71,9 +71,10 @@ def build_pipeline(
     reranker: Reranker | None = None,
     late: TokenEncoder | None = None,
 ) -> Pipeline:
-    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> named -> context -> precedence -> read
-    -> answerable -> topic -> generate -> validate -> support -> amounts. Parts not given are built from
-    ``settings`` (LATE_INTERACTION=none: no token encoder; READER=none: no read/answerable/topic)."""
+    """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> named -> context -> jurisdiction
+    -> precedence -> read -> answerable -> topic -> answer_type -> generate -> validate -> support -> amounts.
+    Parts not given are built from ``settings`` (LATE_INTERACTION=none: no token encoder; READER=none: no
+    read/answerable/topic)."""
     index = index or open_index(settings)
     embedder = embedder or build_embedder(settings)
     generator = generator or build_generator(settings)
@@ -141,6 +142,7 @@ def build_pipeline(
         RerankStage(reranker),
         *([NamedDocumentStage(corpus)] if settings.named_document_scope else []),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),
+        NamedStateGate(corpus),
         PrecedenceGate(corpus),
         *reading_stages,
         GenerateStage(generator),

@@ -19,13 +19,23 @@ from typing import Protocol
 
 from rag_core.conflicts import find_amount_conflicts
 from rag_core.index.base import AccessFilter
+from rag_core.jurisdictions import STATE_NAMES
 from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.gates import other_state_policy
 from rag_core.pipeline.state import QueryState
 from rag_core.registry import visible
 from rag_core.retrieval import HybridRetriever
 from rag_core.spelling import QueryCorrector
 from rag_core.text import topic_terms
-from rag_core.types import AbstainDetail, AbstainReason, Candidate, DocumentMeta, DocumentRef, NearTopic
+from rag_core.types import (
+    AbstainDetail,
+    AbstainReason,
+    Candidate,
+    DocumentMeta,
+    DocumentRef,
+    NearTopic,
+    OtherJurisdiction,
+)
 
 NOT_FOUND = frozenset({AbstainReason.LOW_SIMILARITY, AbstainReason.NO_SUPPORTED_CLAIMS})
 HORIZON = date(9999, 12, 31)  # "any time from now on": the future query differs from the asker's only here
@@ -118,6 +128,12 @@ class AbstentionExplainer:
         reason = state.abstain_reason
         if reason is None or state.access is None:  # no_access from scope: nothing may be said
             return None
+        if reason == AbstainReason.OTHER_JURISDICTION:
+            found = other_state_policy(self.corpus.registry, state)
+            if found is None:
+                return None
+            code, doc = found
+            return AbstainDetail(other_jurisdiction=OtherJurisdiction(state=STATE_NAMES[code], document=_ref(doc)))
         if reason == AbstainReason.CONFLICT:
             docs = self.conflicting(state, state.access)
             return AbstainDetail(conflicting=tuple(_ref(d) for d in docs)) if docs else None

@@ -1,14 +1,16 @@
-"""Gates: the similarity and topic gate, the context budget, and policy precedence."""
+"""Gates: the similarity and topic gate, the context budget, another state's policy, and policy precedence."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from rag_core.context import select_context
+from rag_core.jurisdictions import named_states
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.types import AbstainReason
+from rag_core.registry import Registry
+from rag_core.types import AbstainReason, DocumentMeta
 
 
 class SimilarityGate(StageBase):
@@ -72,3 +74,31 @@ class PrecedenceGate(StageBase):
     async def run(self, state: QueryState) -> None:
         if self.corpus.registry.unresolved_variants((c.policy_id for c in state.context), state.require_access()):
             state.abstain(AbstainReason.CONFLICT, self.name)
+
+
+def other_state_policy(registry: Registry, state: QueryState) -> tuple[str, DocumentMeta] | None:
+    """The named state's own version of a policy in the context, when the asker's scope lacks that
+    state (``Registry.variant_elsewhere``): what ``NamedStateGate`` abstains on and the explainer names."""
+    states = named_states(state.question)
+    if not states or state.access is None:
+        return None
+    return registry.variant_elsewhere((c.policy_id for c in state.context), state.access, state.language, states)
+
+
+class NamedStateGate(StageBase):
+    """A question about a state whose own version of the policy exists, asked by someone whose work
+    location on file is elsewhere ("How many weeks of parental leave do I get in California?" with no
+    California in the HR record), abstains ``other_jurisdiction`` instead of answering from the
+    policy that applies to the asker (the US-wide 12 weeks where California's is 16): the scope
+    comes from the HR record, never from the question, so the bot cannot answer for California, and
+    quoting the US policy would answer a different question. The abstention names the state's
+    policy so the employee can ask HR to fix their work location."""
+
+    name = "jurisdiction"
+
+    def __init__(self, corpus: CorpusView) -> None:
+        self.corpus = corpus
+
+    async def run(self, state: QueryState) -> None:
+        if other_state_policy(self.corpus.registry, state) is not None:
+            state.abstain(AbstainReason.OTHER_JURISDICTION, self.name)

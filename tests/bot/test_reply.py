@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from bot.reply import Reply, ReplyKind, abstention_help, long_date
-from rag_core.types import AbstainDetail, AbstainReason, Answer, DocumentRef, NearTopic
+from rag_core.types import AbstainDetail, AbstainReason, Answer, DocumentRef, NearTopic, OtherJurisdiction
 
 pytestmark = pytest.mark.unit
 
@@ -34,6 +34,9 @@ def test_help_for_each_kind_of_detail() -> None:
         AbstainDetail(near_topic=NearTopic(document_id="d", title="Dental Plan 2026", section="Orthodontia"))
     )
     assert near.endswith("“What does the Dental Plan 2026 say about orthodontia?”")
+    [elsewhere] = abstention_help(AbstainDetail(other_jurisdiction=OtherJurisdiction(state="New York", document=NY)))
+    assert elsewhere.startswith("“New York Parental Leave 2026” covers employees who work in New York")
+    assert "ask HR to update your record" in elsewhere
 
 
 def test_only_the_cores_abstentions_carry_help() -> None:

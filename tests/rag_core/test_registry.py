@@ -263,3 +263,28 @@ def test_access_filter_refuses_empty_sets(groups: tuple[str, ...], jurisdictions
         AccessFilter((frozenset(groups),), (frozenset(jurisdictions),), TODAY)
     with pytest.raises(ValueError):
         AccessFilter((), (frozenset({"US-ALL"}),), TODAY)
+
+
+# -- another state's own version of a policy ---------------------------------------------------------------
+
+
+def test_a_named_state_with_its_own_version_the_scope_lacks_is_found() -> None:
+    registry = Registry.of(ALL)
+    assert registry.variant_elsewhere(["leave"], scope(), None, ["CA"]) == ("CA", LEAVE_CA)
+    assert registry.variant_elsewhere(["leave"], scope(state="NY"), None, ["CA"]) == ("CA", LEAVE_CA)
+
+
+def test_no_variant_elsewhere_when_the_asker_works_there_or_the_policy_has_none() -> None:
+    registry = Registry.of(ALL)
+    assert registry.variant_elsewhere(["leave"], scope(state="CA"), None, ["CA"]) is None
+    assert registry.variant_elsewhere(["medical"], scope(), None, ["CA"]) is None  # no California medical plan
+    assert registry.variant_elsewhere(["leave"], scope(), None, ["TX"]) is None  # no Texas version
+
+
+def test_a_state_version_the_askers_groups_may_not_see_is_never_named() -> None:
+    # Only the jurisdiction is widened: the mutation "ignore the groups" would name a document
+    # the asker's groups exclude.
+    hidden = doc("leave-wa-2026", "leave", jurisdiction="US-WA", groups=("hr-admins",))
+    registry = Registry.of((*ALL, hidden))
+    assert registry.variant_elsewhere(["leave"], scope(), None, ["WA"]) is None
+    assert registry.variant_elsewhere(["leave"], scope(groups=("hr-admins",)), None, ["WA"]) == ("WA", hidden)

@@ -95,6 +95,7 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
         "rerank",
         "named",
         "context",
+        "jurisdiction",
         "precedence",
         "read",
         "answerable",
