@@ -17,6 +17,7 @@ from rag_core.index.edge import EdgeIndex
 from rag_core.ingest.pipeline import Ingestor
 from rag_core.models import ColbertEncoder
 from rag_core.pipeline import Pipeline, build_pipeline
+from rag_core.pipeline.state import QueryState
 from rag_core.settings import CoreSettings
 from rag_core.types import Answer
 from tests.rag_core.conftest import core_settings
@@ -36,6 +37,15 @@ class RealCorpus:
 
     def pipeline(self, **overrides: object) -> Pipeline:
         return build_pipeline(self.settings(**overrides), index=self.index, embedder=self.embedder, late=self.late)  # type: ignore[arg-type]
+
+    async def run_until(self, stage: str, row: GoldRow, **overrides: object) -> QueryState:
+        """The pipeline's state after ``stage`` for ``row`` (its asker, its as-of date)."""
+        pipeline = self.pipeline(**overrides)
+        try:
+            token = token_for(self.settings(), row)
+            return await pipeline.run_until(stage, row.question, token, as_of=row.as_of)
+        finally:
+            await pipeline.aclose()
 
     async def answer(self, row: GoldRow, **overrides: object) -> Answer:
         pipeline = self.pipeline(**overrides)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from rag_core.eval.gold import GoldRow
-from rag_core.eval.harness import token_for
 from rag_core.types import AbstainReason
 from tests.rag_core.pipeline.conftest import RealCorpus
 
@@ -23,13 +22,7 @@ def row(question: str) -> GoldRow:
 
 async def decided_by(real: RealCorpus, question: str, until: str = "answer_type", **overrides: object) -> str | None:
     """Which stage abstained, running the pipeline up to ``until`` (None: it would go on to answer)."""
-    pipeline = real.pipeline(**overrides)
-    asked = row(question)
-    try:
-        token = token_for(real.settings(), asked)
-        state = await pipeline.run_until(until, asked.question, token, as_of=asked.as_of)
-    finally:
-        await pipeline.aclose()
+    state = await real.run_until(until, row(question), **overrides)
     return state.decided_by if state.finished else None
 
 

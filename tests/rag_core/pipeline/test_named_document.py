@@ -23,13 +23,7 @@ def row(question: str) -> GoldRow:
 
 
 async def context_documents(real: RealCorpus, question: str, **overrides: object) -> set[str]:
-    pipeline = real.pipeline(**overrides)
-    asked = row(question)
-    try:
-        token = token_for(real.settings(), asked)
-        state = await pipeline.run_until("context", asked.question, token, as_of=asked.as_of)
-    finally:
-        await pipeline.aclose()
+    state = await real.run_until("context", row(question), **overrides)
     return {c.document_id for c in state.context}
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from rag_core.eval.gold import GoldRow
-from rag_core.eval.harness import token_for
 from rag_core.types import AbstainReason, Answer
 from tests.rag_core.pipeline.conftest import RealCorpus
 
@@ -26,13 +25,7 @@ def row(question: str, state: str | None = None) -> GoldRow:
 
 
 async def context_documents(real: RealCorpus, asked: GoldRow) -> set[str]:
-    pipeline = real.pipeline()
-    try:
-        token = token_for(real.settings(), asked)
-        state = await pipeline.run_until("context", asked.question, token, as_of=asked.as_of)
-    finally:
-        await pipeline.aclose()
-    return {c.document_id for c in state.context}
+    return {c.document_id for c in (await real.run_until("context", asked)).context}
 
 
 def names_california_policy(answer: Answer) -> bool:
