@@ -98,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     add_bot_commands(sub)
+    from bot.reply import abstention_help
+
+    # `ask` prints an abstention's help as Slack and Teams show it ("… ask HR to update your record").
+    sub.choices["ask"].set_defaults(abstention_help=abstention_help)
     return run_cli(parser, argv)
 
 

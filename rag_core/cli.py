@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(answer.to_public_dict(), indent=2))
         else:
-            print(render_text(answer))
+            print(render_text(answer, getattr(args, "abstention_help", None)))
         return 0
 
     return asyncio.run(run())
@@ -132,8 +133,13 @@ def warn_placeholder_contact(settings: CoreSettings) -> None:
         )
 
 
-def render_text(answer: Any) -> str:
+def render_text(answer: Any, abstention_help: Callable[[Any], list[str]] | None = None) -> str:
+    """The answer as plain text. ``abstention_help``: the sentences an abstention's detail adds (the
+    chat edge writes them, ``bot.reply.abstention_help``; ``benefitsbot`` passes it in, as the core
+    never imports the edge)."""
     lines = [answer.answer]
+    if answer.abstained and abstention_help is not None:
+        lines.extend(abstention_help(answer.abstain_detail))
     for notice in answer.notices:
         lines.append(f"Note: {notice}")
     if answer.citations:

@@ -105,3 +105,30 @@ def test_quiet_output_in_a_log(tmp_path: Path) -> None:
     assert "Loading weights" not in ask.stdout and "%|" not in ask.stdout and "\r" not in ask.stdout
     assert ask.stdout.startswith("Fabrikam reimburses up to $6,000 a year")  # plain text, not **$6,000**
     assert "Tuition Assistance, page 1" in ask.stdout  # the heading is the title, not "tuition"
+
+
+@pytest.mark.unit
+def test_ask_prints_an_abstentions_help_as_the_chat_surfaces_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import date
+
+    from bot.reply import abstention_help
+    from rag_core.cli import render_text
+    from rag_core.types import AbstainDetail, AbstainReason, Answer, DocumentRef, OtherJurisdiction
+
+    parsed: list[Any] = []
+    monkeypatch.setattr("bot.cli.run_cli", lambda parser, argv: parsed.append(parser.parse_args(argv)) or 0)
+    assert cli(["ask", "How many weeks of parental leave do I get in California?"]) == 0
+    assert parsed[0].abstention_help is abstention_help  # the core's `ask` gets the edge's sentences
+
+    ca = DocumentRef(document_id="ca", title="California Parental Leave 2026", effective_date=date(2026, 1, 1))
+    answer = Answer(
+        answer="I answer from the policies for your work location on file.",
+        abstained=True,
+        abstain_reason=AbstainReason.OTHER_JURISDICTION,
+        abstain_detail=AbstainDetail(other_jurisdiction=OtherJurisdiction(state="California", document=ca)),
+        hr_contact="https://hr.example.com/contact",
+        model="extractive",
+    )
+    text = render_text(answer, abstention_help)
+    assert "“California Parental Leave 2026” covers employees who work in California" in text
+    assert "covers employees" not in render_text(answer)  # the core alone adds nothing
