@@ -14,7 +14,7 @@ import pytest
 
 from bot.core_service import CoreAnswerService
 from bot.reply import PRIVATE_NOTE
-from tests.bot.harness import EMP, EXEC, make_settings, start_slack, stop_slack
+from tests.bot.harness import CON, EMP, EXEC, make_settings, start_slack, stop_slack
 from tests.bot.sample_core import core_overrides
 from tests.fakes.slack_api import message_text
 
@@ -97,6 +97,32 @@ async def test_the_ai_app_on_the_real_core(corpus_index: Path) -> None:
         text = message_text(h.fake.answers(f"D{EMP}")[-1])
         assert "won't guess" in text and "401(k) Savings Plan Summary 2027" in text and "January 1, 2027" in text
         assert "6%" not in text  # named, never quoted before it takes effect
+    finally:
+        await stop_slack(h)
+        await service.close()
+
+
+async def test_another_states_policy_through_slack(corpus_index: Path) -> None:
+    """The headline question from an employee whose Slack profile says New York: the core abstains
+    other_jurisdiction and the DM names the California policy with what to do; a contractor (whose
+    groups may see no parental-leave policy) asking the same never hears of it."""
+    settings = _core_settings(corpus_index)
+    service = CoreAnswerService.from_settings(settings)
+    h = await start_slack(core_overrides(corpus_index), service=service)  # type: ignore[arg-type]
+    question = "How many weeks of paid parental leave do I get in California?"
+    try:
+        await service.start()
+        h.fake.add_user("UEMPNY", state="New York")
+        h.fake.set_membership("S0EMP", [EMP, "UEMPNY"])
+        await h.send_event(h.dm("UEMPNY", question))
+        await h.drain()
+        text = message_text(h.fake.answers("DUEMPNY")[-1])
+        assert "Fabrikam California Parental Leave Policy 2026" in text and "ask HR to update your record" in text
+        assert "16 weeks" not in text and "12 weeks" not in text  # neither state's answer is given
+
+        await h.send_event(h.dm(CON, question))
+        await h.drain()
+        assert "California Parental Leave" not in message_text(h.fake.answers(f"D{CON}")[-1])
     finally:
         await stop_slack(h)
         await service.close()
