@@ -1,5 +1,6 @@
 """What the pipeline-sweep benchmarks share (reader_gate_sweep.py, key_word_rises.py): eval sets named
-as ``GOLD.jsonl:DATA_DIR[:LABELS.jsonl]`` and a ``collect OUT SPEC...`` / ``report PATH`` command line.
+as ``GOLD.jsonl:DATA_DIR[:LABELS.jsonl]``, each run through the real pipeline (``set_runs``), and a
+``collect OUT SPEC...`` / ``report PATH`` command line.
 Run the scripts from the repo root (``.venv/bin/python benchmarks/<script>.py``): this module is
 imported as their sibling."""
 
@@ -7,10 +8,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rag_core.eval.gold import GoldRow, apply_labels, load_gold
+from rag_core.pipeline import Pipeline, build_pipeline
+from rag_core.settings import CoreSettings
 
 
 def load_spec(spec: str) -> tuple[Path, Path, list[GoldRow]]:
@@ -20,6 +26,35 @@ def load_spec(spec: str) -> tuple[Path, Path, list[GoldRow]]:
     if labels:
         rows = apply_labels(rows, Path(labels[0]))
     return Path(gold), Path(data_dir), rows
+
+
+@dataclass(frozen=True)
+class SetRun:
+    """One set's rows and the real pipeline built for its data dir with the script's overrides."""
+
+    gold: Path
+    rows: list[GoldRow]
+    settings: CoreSettings
+    pipeline: Pipeline
+
+
+async def set_runs(specs: list[str], **overrides: Any) -> AsyncIterator[SetRun]:
+    """Each spec's set with a warmed-up pipeline (settings ``overrides`` on top of the data dir),
+    closed once the caller moves on to the next set."""
+    for spec in specs:
+        gold, data_dir, rows = load_spec(spec)
+        settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir, **overrides)  # type: ignore[arg-type]
+        pipeline = build_pipeline(settings)
+        try:
+            await pipeline.warm_up()
+            yield SetRun(gold, rows, settings, pipeline)
+        finally:
+            await pipeline.aclose()
+
+
+def write_records(out: Path, records: list[dict[str, Any]]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(records, indent=0), encoding="utf-8")
 
 
 def collect_report_cli(

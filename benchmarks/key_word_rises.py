@@ -19,13 +19,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval_sets import collect_report_cli, load_spec
+from eval_sets import collect_report_cli, set_runs, write_records
 
 from rag_core.eval.harness import token_for
-from rag_core.pipeline import build_pipeline
 from rag_core.pipeline.read import KeyWordGate
 from rag_core.reading.topic import ablation_rise, key_words
-from rag_core.settings import CoreSettings
 
 MARGINS = (2.0, 2.5, 2.6, 2.7, 2.75, 2.8, 3.0)
 TOPS = (1, 2, 4)
@@ -33,37 +31,31 @@ TOPS = (1, 2, 4)
 
 async def collect(out: Path, specs: list[str]) -> None:
     records: list[dict[str, Any]] = []
-    for spec in specs:
-        gold, data_dir, rows = load_spec(spec)
-        settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir, KEY_WORD_ABLATION=True)  # type: ignore[call-arg]
-        pipeline = build_pipeline(settings)
-        gate = next(stage for stage in pipeline.stages if isinstance(stage, KeyWordGate))
-        try:
-            for row in rows:
-                state = await pipeline.run_until("topic", row.question, token_for(settings, row), as_of=row.as_of)
-                if state.finished or state.reading is None:
-                    continue
-                counts = gate.corpus.corrector_for(state.require_access()).stem_counts()
-                words = key_words(state.question, counts, exclude=state.unknown_words, k=gate.k)
-                rises = {
-                    top: ablation_rise(gate.scorer, state.question, words, state.reading, top) if words else None
-                    for top in TOPS
+    async for run in set_runs(specs, KEY_WORD_ABLATION=True):
+        gate = next(stage for stage in run.pipeline.stages if isinstance(stage, KeyWordGate))
+        for row in run.rows:
+            token = token_for(run.settings, row)
+            state = await run.pipeline.run_until("topic", row.question, token, as_of=row.as_of)
+            if state.finished or state.reading is None:
+                continue
+            counts = gate.corpus.corrector_for(state.require_access()).stem_counts()
+            words = key_words(state.question, counts, exclude=state.unknown_words, k=gate.k)
+            rises = {
+                top: ablation_rise(gate.scorer, state.question, words, state.reading, top) if words else None
+                for top in TOPS
+            }
+            records.append(
+                {
+                    "set": run.gold.stem,
+                    "id": row.id,
+                    "expect": row.expect,
+                    "words": words,
+                    "rise": rises[gate.top],
+                    "rises": rises,
+                    "best": state.reading.best,
                 }
-                records.append(
-                    {
-                        "set": gold.stem,
-                        "id": row.id,
-                        "expect": row.expect,
-                        "words": words,
-                        "rise": rises[gate.top],
-                        "rises": rises,
-                        "best": state.reading.best,
-                    }
-                )
-        finally:
-            await pipeline.aclose()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(records, indent=0), encoding="utf-8")
+            )
+    write_records(out, records)
 
 
 def report(path: Path) -> None:

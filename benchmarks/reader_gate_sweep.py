@@ -24,56 +24,47 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from eval_sets import collect_report_cli, load_spec
+from eval_sets import collect_report_cli, set_runs, write_records
 from tqdm import tqdm
 
 from rag_core.eval.harness import score_row, token_for
-from rag_core.pipeline import build_pipeline
-from rag_core.settings import CoreSettings
 
 GATE_OFF = -100.0
 
 
 async def collect(out: Path, specs: list[str]) -> None:
     records: list[dict[str, Any]] = []
-    for spec in specs:
-        gold, data_dir, rows = load_spec(spec)
-        settings = CoreSettings(BENEFITSBOT_DATA_DIR=data_dir, READER_MIN_SCORE=GATE_OFF)  # type: ignore[call-arg]
-        pipeline = build_pipeline(settings)
-        await pipeline.warm_up()
-        manifest = await pipeline.corpus.manifest()
+    async for run in set_runs(specs, READER_MIN_SCORE=GATE_OFF):
+        manifest = await run.pipeline.corpus.manifest()
         files = {doc_id: record.meta.file for doc_id, record in manifest.documents.items()}
         docs = {doc_id: record.meta for doc_id, record in manifest.documents.items()}
-        today = settings.today or date.today()
-        try:
-            for row in tqdm(rows, desc=gold.stem, leave=False, disable=not sys.stderr.isatty()):
-                answer, state = await pipeline.answer_traced(row.question, token_for(settings, row), as_of=row.as_of)
-                scored = score_row(row, answer, files, docs, today)  # what `benefitsbot eval` scores
-                read = state.reading is not None and bool(state.reading.spans)
-                records.append(
-                    {
-                        "set": gold.stem,
-                        "id": row.id,
-                        "category": row.category,
-                        "expect": row.expect,
-                        "labelled": bool(row.must_include),
-                        "abstained": answer.abstained,
-                        "decided_by": state.decided_by,
-                        "best": state.reading.best if read and state.reading is not None else None,
-                        "second": (
-                            state.reading.spans[1].score
-                            if read and state.reading is not None and len(state.reading.spans) > 1
-                            else None
-                        ),
-                        "unknown": list(state.unknown_words),
-                        # every must_include string shown (the eval's strict measure)
-                        "correct": not answer.abstained and bool(row.must_include) and scored.includes_all(),
-                    }
-                )
-        finally:
-            await pipeline.aclose()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(records, indent=0), encoding="utf-8")
+        today = run.settings.today or date.today()
+        for row in tqdm(run.rows, desc=run.gold.stem, leave=False, disable=not sys.stderr.isatty()):
+            token = token_for(run.settings, row)
+            answer, state = await run.pipeline.answer_traced(row.question, token, as_of=row.as_of)
+            scored = score_row(row, answer, files, docs, today)  # what `benefitsbot eval` scores
+            read = state.reading is not None and bool(state.reading.spans)
+            records.append(
+                {
+                    "set": run.gold.stem,
+                    "id": row.id,
+                    "category": row.category,
+                    "expect": row.expect,
+                    "labelled": bool(row.must_include),
+                    "abstained": answer.abstained,
+                    "decided_by": state.decided_by,
+                    "best": state.reading.best if read and state.reading is not None else None,
+                    "second": (
+                        state.reading.spans[1].score
+                        if read and state.reading is not None and len(state.reading.spans) > 1
+                        else None
+                    ),
+                    "unknown": list(state.unknown_words),
+                    # every must_include string shown (the eval's strict measure)
+                    "correct": not answer.abstained and bool(row.must_include) and scored.includes_all(),
+                }
+            )
+    write_records(out, records)
 
 
 def kind(record: dict[str, Any]) -> str | None:
