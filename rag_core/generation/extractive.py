@@ -22,6 +22,8 @@ _QUANTITY = re.compile(
 
 
 # A table row as extraction renders it: "Benefit: Deductible (individual / family); PPO Plan: $1,250 ...".
+# What a list item ends with when the list runs on: a comma, semicolon or colon, maybe "and"/"or".
+_RUN_ON_END = re.compile(r"\s*[,;:]\s*(?:and|or)?$|\s+(?:and|or)$", re.IGNORECASE)
 _ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
 
 
@@ -65,7 +67,13 @@ class ExtractiveGenerator:
 
     def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
         """The reader's best sentences: a model picked them, no word-overlap rule is involved."""
-        chosen = [(r.span.text, r.span.chunk) for r in reading.answer(self.max_sentences)]
+        chosen: list[tuple[str, Candidate]] = []
+        leads: set[str] = set()
+        for read in reading.answer(self.max_sentences):
+            span = read.span
+            # A list item is quoted with its lead-in once; the next items of that list follow it.
+            chosen.append((span.text if span.lead in leads else span.quoted(), span.chunk))
+            leads.add(span.lead)
         if not chosen:
             return "INSUFFICIENT_CONTEXT"
         return self._with_conflicts(question, context, chosen)
@@ -145,7 +153,9 @@ class ExtractiveGenerator:
 
 
 def _cite(sentence: str, chunk_id: str) -> str:
-    sentence = sentence.rstrip()
+    # A list item quoted alone may end the way items run on ("…paid through payroll; and"):
+    # it is shown as a sentence of its own.
+    sentence = _RUN_ON_END.sub("", sentence.rstrip())
     if not sentence.endswith((".", "!", "?")):
         sentence += "."
     return f"{sentence}[^{chunk_id}]"

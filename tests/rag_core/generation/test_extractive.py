@@ -239,3 +239,23 @@ def test_quotes_with_abbreviations_survive_validation() -> None:
     assert "6 a.m. to 9 p.m." in text
     result = validate(text, [gym.chunk_id], [gym.source_uri])
     assert result.text == text
+
+
+def test_list_items_are_quoted_with_their_lead_in_once_and_as_whole_sentences() -> None:
+    from rag_core.reading.reader import Reading, ReadSpan
+    from rag_core.reading.spans import split_spans
+
+    commuter = candidate(
+        "commuter_p2_c01",
+        "You may set aside pre-tax money each month for commuting costs: – Transit: up to $340 per month for "
+        "passes; and – Parking: up to $340 per month for parking at work.",
+        heading="Commuter Benefit",
+    )
+    transit, parking = split_spans(commuter)
+    reading = Reading([ReadSpan(transit, 6.0), ReadSpan(parking, 4.0)])
+    text = ExtractiveGenerator().quote("how much can i put aside for my train pass", [commuter], reading)
+    assert text == (
+        "You may set aside pre-tax money each month for commuting costs: Transit: up to $340 per month for "
+        "passes.[^commuter_p2_c01] Parking: up to $340 per month for parking at work.[^commuter_p2_c01]"
+    )  # the lead-in once, and "passes; and" is not left dangling
+    assert validate(text, [commuter.chunk_id], [commuter.source_uri]).text == text
