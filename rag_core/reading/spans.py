@@ -88,16 +88,29 @@ def split_spans(chunk: Candidate) -> list[Span]:
             heading = line
             continue
         base = offset + (len(raw) - len(raw.lstrip()))
-        units = _units(line)
-        lead = ""
-        for index, (at, end, _) in enumerate(units):
+        for at, end, lead in _with_lead_ins(line, _units(line)):
             text = line[at:end]
-            if text.endswith(":") and index + 1 < len(units) and units[index + 1][2]:
-                lead = text  # a lead-in is read and quoted with each item after it, not alone
-                continue
             if len(text.split()) >= MIN_WORDS:
                 spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + end, heading=heading, lead=lead))
     return spans
+
+
+def _with_lead_ins(line: str, units: list[tuple[int, int, bool]]) -> list[tuple[int, int, str]]:
+    """The line's units with the lead-in each is read under. A lead-in ("…if all of the following are
+    true:") is not a unit: each item after it is read and quoted with it (a sentence after an item
+    is not: "Fabrikam adds a $75 transit subsidy" after the pre-tax list is not one of its items).
+    Items of a list without one ("…childbirth. – Benefit: 60%… – Elimination period: 7 calendar
+    days.") stay with the sentence before them, which says what they describe."""
+    out: list[tuple[int, int, str]] = []
+    lead = ""
+    for index, (at, end, item) in enumerate(units):
+        if line[at:end].endswith(":") and index + 1 < len(units) and units[index + 1][2]:
+            lead = line[at:end]
+        elif item and not lead and out:
+            out[-1] = (out[-1][0], end, "")
+        else:
+            out.append((at, end, lead if item else ""))
+    return out
 
 
 def _units(line: str) -> list[tuple[int, int, bool]]:
