@@ -22,8 +22,6 @@ _QUANTITY = re.compile(
 
 
 # A table row as extraction renders it: "Benefit: Deductible (individual / family); PPO Plan: $1,250 ...".
-# What a list item ends with when the list runs on: a comma, semicolon or colon, maybe "and"/"or".
-_RUN_ON_END = re.compile(r"\s*[,;:]\s*(?:and|or)?$|\s+(?:and|or)$", re.IGNORECASE)
 _ROW_LABEL = re.compile(r"^[^:;]{1,60}:\s*([^;]+);")
 
 
@@ -67,13 +65,7 @@ class ExtractiveGenerator:
 
     def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
         """The reader's best sentences: a model picked them, no word-overlap rule is involved."""
-        chosen: list[tuple[str, Candidate]] = []
-        leads: set[str] = set()
-        for read in reading.answer(self.max_sentences):
-            span = read.span
-            # A list item is quoted with its lead-in once; the next items of that list follow it.
-            chosen.append((span.text if span.lead in leads else span.quoted(), span.chunk))
-            leads.add(span.lead)
+        chosen = [(r.span.text, r.span.chunk) for r in reading.answer(self.max_sentences)]
         if not chosen:
             return "INSUFFICIENT_CONTEXT"
         return self._with_conflicts(question, context, chosen)
@@ -152,9 +144,13 @@ class ExtractiveGenerator:
         return scored
 
 
+# How a list item ends when its list runs on: a comma, semicolon or colon, maybe "and" / "or".
+_RUN_ON_END = re.compile(r"\s*[,;:]\s*(?:and|or)?$|\s+(?:and|or)$", re.IGNORECASE)
+
+
 def _cite(sentence: str, chunk_id: str) -> str:
-    # A list item quoted alone may end the way items run on ("…paid through payroll; and"):
-    # it is shown as a sentence of its own.
+    # A list item quoted alone ("…submitted within 90 days of starting a remote position; and") is
+    # shown as a sentence of its own, not ending "; and.".
     sentence = _RUN_ON_END.sub("", sentence.rstrip())
     if not sentence.endswith((".", "!", "?")):
         sentence += "."

@@ -61,7 +61,7 @@ def word_overlap(question: str, spans: Sequence[Span]) -> list[float]:
     """IDF-weighted share of the question's words in the span and its heading: the cheap
     prefilter. IDF is local to these spans, so a word every sentence shares counts little."""
     asked = set(terms(question))
-    bags = [set(terms(s.words())) for s in spans]
+    bags = [set(terms(f"{s.heading} {s.text}")) for s in spans]
     if not asked or not bags:
         return [0.0] * len(spans)
     idf = local_idf(asked, bags)
@@ -137,7 +137,7 @@ def _read_clause(
     asked = set(terms(clause))
     groups: dict[str, list[int]] = {}
     for index, span in enumerate(spans):
-        has = set(terms(span.words()))
+        has = set(terms(f"{span.heading} {span.text}"))
         shared = [w for w in situation if (t := terms(w)) and t[0] in has and t[0] not in asked]
         groups.setdefault(" ".join([clause, *shared]), []).append(index)
     scores = [0.0] * len(spans)

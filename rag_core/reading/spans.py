@@ -18,14 +18,7 @@ from rag_core.types import Candidate
 
 # A sentence ends at . ! ? followed by what starts a sentence (the rule of text.split_sentences),
 # so "6 a.m. to 9 p.m." or "U.S. employees" is not cut in two. Table rows are one line each.
-# A list item is a unit of its own: ingestion joins a paragraph's lines, so "…childbirth. – Benefit:
-# 60% of your weekly base pay… – Elimination period: 7 calendar days." would otherwise be read (and
-# quoted) as one blob. An item starts at a bullet after the end of a sentence, a lead-in's colon or
-# the previous item's semicolon (or "; and"); a dash between words ("Training – We provide") stays inside.
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s+(?=[A-Z0-9\"“(¿¡$])|(?:(?<=[.!?:;])|(?<=[;,] and)|(?<=[;,] or))\s+(?=[–•▪-]\s)"
-)
-_BULLET = re.compile(r"[–•▪-]\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(¿¡$])")
 _TERMINAL = (".", "!", "?", ":", ";")
 MIN_WORDS = 3
 HEADING_MAX_WORDS = 12
@@ -42,25 +35,13 @@ class Span:
     start: int  # character offsets of ``text`` in ``chunk.content``
     end: int
     heading: str  # the section heading in effect ("" when the chunk names none)
-    lead: str = ""  # a list item's lead-in ("You are eligible if all of the following are true:")
-
-    def words(self) -> str:
-        """Everything the span is read with, for word matching: heading, lead-in and text."""
-        return " ".join(part for part in (self.heading, self.lead, self.text) if part)
-
-    def quoted(self) -> str:
-        """The span as an answer quotes it: a list item with its lead-in, which says what it is a
-        list of ("…you may set aside pre-tax money each month for commuting costs: Transit: up to
-        $340 per month…")."""
-        return f"{self.lead} {self.text}" if self.lead else self.text
 
     def in_context(self) -> str:
         """The span as a reader should see it: under its heading. (Under the document title as
         well was measured in session 4: formal rows gained, but handbook rows lost 2-4 logits and
         two near misses rose above the cutoff with quotes from a neighbouring plan's table, e.g. a
         hearing-exam question answered with the vision plan's eye-exam copay; benchmarks/README.md.)"""
-        text = self.quoted()
-        return f"{self.heading}: {text}" if self.heading and self.heading not in text else text
+        return f"{self.heading}: {self.text}" if self.heading and self.heading not in self.text else self.text
 
 
 def _is_heading(line: str, is_last: bool) -> bool:
@@ -88,51 +69,29 @@ def split_spans(chunk: Candidate) -> list[Span]:
             heading = line
             continue
         base = offset + (len(raw) - len(raw.lstrip()))
-        for at, end, lead in _with_lead_ins(line, _units(line)):
+        for at, end in _units(line):
             text = line[at:end]
             if len(text.split()) >= MIN_WORDS:
-                spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + end, heading=heading, lead=lead))
+                spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + end, heading=heading))
     return spans
 
 
-def _with_lead_ins(line: str, units: list[tuple[int, int, bool]]) -> list[tuple[int, int, str]]:
-    """The line's units with the lead-in each is read under. A lead-in ("…if all of the following are
-    true:") is not a unit: each item after it is read and quoted with it (a sentence after an item
-    is not: "Fabrikam adds a $75 transit subsidy" after the pre-tax list is not one of its items).
-    Items of a list without one ("…childbirth. – Benefit: 60%… – Elimination period: 7 calendar
-    days.") stay with the sentence before them, which says what they describe."""
-    out: list[tuple[int, int, str]] = []
-    lead = ""
-    for index, (at, end, item) in enumerate(units):
-        if line[at:end].endswith(":") and index + 1 < len(units) and units[index + 1][2]:
-            lead = line[at:end]
-        elif item and not lead and out:
-            out[-1] = (out[-1][0], end, "")
-        else:
-            out.append((at, end, lead if item else ""))
-    return out
-
-
-def _units(line: str) -> list[tuple[int, int, bool]]:
+def _units(line: str) -> list[tuple[int, int]]:
     """Character ranges of the line's sentences, each question joined with the (at most
-    ``FAQ_ANSWER_SENTENCES``) sentences after it that are not questions themselves, and whether
-    the unit is a list item (it started at a bullet)."""
-    sentences: list[tuple[int, int, bool]] = []
+    ``FAQ_ANSWER_SENTENCES``) sentences after it that are not questions themselves."""
+    sentences: list[tuple[int, int]] = []
     cursor = 0
     for part in _SENTENCE_END.split(line):
         at = line.index(part, cursor)
         cursor = at + len(part)
         stripped = part.strip()
-        bullet = _BULLET.match(stripped)
-        if bullet:  # the item reads (and is quoted) without its marker
-            stripped = stripped[bullet.end() :]
         if stripped:
             start = at + part.index(stripped)
-            sentences.append((start, start + len(stripped), bullet is not None))
-    units: list[tuple[int, int, bool]] = []
+            sentences.append((start, start + len(stripped)))
+    units: list[tuple[int, int]] = []
     index = 0
     while index < len(sentences):
-        start, end, item = sentences[index]
+        start, end = sentences[index]
         index += 1
         if line[start:end].endswith("?"):
             taken = 0
@@ -143,7 +102,7 @@ def _units(line: str) -> list[tuple[int, int, bool]]:
                 end = sentences[index][1]
                 index += 1
                 taken += 1
-        units.append((start, end, item))
+        units.append((start, end))
     return units
 
 

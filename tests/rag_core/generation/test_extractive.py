@@ -241,21 +241,18 @@ def test_quotes_with_abbreviations_survive_validation() -> None:
     assert result.text == text
 
 
-def test_list_items_are_quoted_with_their_lead_in_once_and_as_whole_sentences() -> None:
-    from rag_core.reading.reader import Reading, ReadSpan
-    from rag_core.reading.spans import split_spans
+@pytest.mark.parametrize(
+    ("unit", "shown"),
+    [
+        (
+            "a monthly internet stipend of $50, paid through payroll; and",
+            "a monthly internet stipend of $50, paid through payroll.",
+        ),
+        ("your spouse or domestic partner;", "your spouse or domestic partner."),
+        ("Up to $340 per month.", "Up to $340 per month."),
+    ],
+)
+def test_a_list_item_quoted_alone_is_shown_as_a_whole_sentence(unit: str, shown: str) -> None:
+    from rag_core.generation.extractive import _cite
 
-    commuter = candidate(
-        "commuter_p2_c01",
-        "You may set aside pre-tax money each month for commuting costs: – Transit: up to $340 per month for "
-        "passes; and – Parking: up to $340 per month for parking at work.",
-        heading="Commuter Benefit",
-    )
-    transit, parking = split_spans(commuter)
-    reading = Reading([ReadSpan(transit, 6.0), ReadSpan(parking, 4.0)])
-    text = ExtractiveGenerator().quote("how much can i put aside for my train pass", [commuter], reading)
-    assert text == (
-        "You may set aside pre-tax money each month for commuting costs: Transit: up to $340 per month for "
-        "passes.[^commuter_p2_c01] Parking: up to $340 per month for parking at work.[^commuter_p2_c01]"
-    )  # the lead-in once, and "passes; and" is not left dangling
-    assert validate(text, [commuter.chunk_id], [commuter.source_uri]).text == text
+    assert _cite(unit, "c") == f"{shown}[^c]"

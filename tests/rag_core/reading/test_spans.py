@@ -73,39 +73,3 @@ def test_an_faq_question_is_one_unit_with_the_sentences_that_answer_it() -> None
     ]
     for span in spans:
         assert chunk.content[span.start : span.end] == span.text
-
-
-def test_an_item_of_a_list_with_a_lead_in_is_a_unit_read_with_it_and_without_its_bullet() -> None:
-    # Ingestion joins a paragraph's lines, so a bulleted list arrives as one line of text.
-    body = (
-        "Short-Term Disability (STD)\n"
-        "STD replaces part of your income if you cannot work. – Benefit: 60% of your weekly base pay, up to "
-        "$2,500 per week. – Elimination period: 7 calendar days. Benefits begin on the 8th day of disability. "
-        "Our program includes: • Hazard Identification and reporting of risks. • 10+ years of experience in "
-        "benefits. Eligible dependents: - your spouse or domestic partner; - your children up to age 26. "
-        "Proof of the relationship is required.\n"
-        "Office hours are Monday – Friday, 8 a.m. to 5 p.m. Training – We provide annual safety training."
-    )
-    chunk = candidate("std_p2_c00", body)
-    spans = split_spans(chunk)
-    assert [(s.lead, s.text) for s in spans] == [
-        # a list without a lead-in stays with the sentence that says what its items describe
-        (
-            "",
-            "STD replaces part of your income if you cannot work. – Benefit: 60% of your weekly base pay, up to "
-            "$2,500 per week. – Elimination period: 7 calendar days.",
-        ),
-        ("", "Benefits begin on the 8th day of disability."),
-        ("Our program includes:", "Hazard Identification and reporting of risks."),
-        ("Our program includes:", "10+ years of experience in benefits."),
-        ("Eligible dependents:", "your spouse or domestic partner;"),
-        ("Eligible dependents:", "your children up to age 26."),
-        ("", "Proof of the relationship is required."),  # after the list, not one of its items
-        ("", "Office hours are Monday – Friday, 8 a.m. to 5 p.m."),  # a dash between words is not a bullet
-        ("", "Training – We provide annual safety training."),
-    ]
-    assert {s.heading for s in spans} == {"Short-Term Disability (STD)"}
-    for span in spans:
-        assert chunk.content[span.start : span.end] == span.text
-    assert spans[4].in_context() == "Short-Term Disability (STD): Eligible dependents: your spouse or domestic partner;"
-    assert "dependents" in spans[5].words()  # the prefilter matches an item by its lead-in's words too
