@@ -47,6 +47,12 @@ DEFAULT_READER_MIN_SCORE = 2.75
 # donations?", rises only +0.08), checked once on corpus/holdout.jsonl (benchmarks/README.md,
 # "Topic gate after reading").
 DEFAULT_TOPIC_ABLATION_MARGIN = 0.0
+# ...unless a sentence already reads as a strong answer to the question as asked, undocumented word and
+# all: on the 38 sets of session 7 the topic gate's ablation blocked 23 right answers reading 6.4-9.5
+# ("For how many days … while I serve on a jury?": "serve" is not in the documents; 9.03) and no
+# must-abstain row above 6.16 ("paid volunteer time off"); 7.0 leaves a margin above it. Tuned on those
+# 38 sets, checked once on the sealed sets written after it (benchmarks/README.md "Reading, session 7").
+DEFAULT_TOPIC_STRONG_READING = 7.0
 
 # The key-word gate after the reader: abstain when the best read sentence rises by more than this many
 # logits once the question's 2 most specific documented words are taken out (the sentence fits the
@@ -133,6 +139,8 @@ class CoreSettings(BaseSettings):
     # logits; words: every undocumented word blocks (the exact-word gate, as with READER=none).
     topic_gate: Literal["read", "words"] = Field(default="read", alias="TOPIC_GATE")
     topic_ablation_margin: float = Field(default=DEFAULT_TOPIC_ABLATION_MARGIN, alias="TOPIC_ABLATION_MARGIN")
+    # A best-read sentence at or above this logit passes the topic gate without the ablation (None: never).
+    topic_strong_reading: float | None = Field(default=DEFAULT_TOPIC_STRONG_READING, alias="TOPIC_STRONG_READING")
     # With the reader on: abstain when the answer does not depend on the question's most specific
     # documented words (rag_core.pipeline.read.KeyWordGate).
     # Off by default: on the sets written after each fit (corpus/holdout-chat-2.jsonl in session 3,

@@ -119,6 +119,7 @@ def build_pipeline(
                 CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
+                strong_reading=settings.topic_strong_reading,
             )
         )
     if reading and settings.key_word_ablation:

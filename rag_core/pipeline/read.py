@@ -64,20 +64,34 @@ class TopicGate(StageBase):
     already decided). Runs only for questions with such words; without a reading (Spanish) the
     word blocks, as the exact-word gate did. A dense match of at least ``unknown_word_cutoff``
     passes as before, and so do words told only as situation around a question read in parts
-    (``_asked_about``; benchmarks/README.md "Reading, session 6")."""
+    (``_asked_about``; benchmarks/README.md "Reading, session 6"). A sentence that already reads as
+    a strong answer to the question as asked (a logit of at least ``strong_reading``) passes
+    without the ablation: the word is then how the employee put it ("…while I serve on a jury",
+    9.0), not a topic the documents lack (benchmarks/README.md "Reading, session 7")."""
 
     name = "topic"
 
-    def __init__(self, scorer: PassageScorer, margin: float, unknown_word_cutoff: float | None, top: int = 4) -> None:
+    def __init__(
+        self,
+        scorer: PassageScorer,
+        margin: float,
+        unknown_word_cutoff: float | None,
+        top: int = 4,
+        *,
+        strong_reading: float | None = None,
+    ) -> None:
         self.scorer = scorer
         self.margin = margin
         self.unknown_word_cutoff = unknown_word_cutoff
         self.top = top
+        self.strong_reading = strong_reading
 
     async def run(self, state: QueryState) -> None:
         if not state.unknown_words or not self._asked_about(state):
             return
         if self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff:
+            return
+        if self.strong_reading is not None and state.reading is not None and state.reading.best >= self.strong_reading:
             return
         rise = None
         if state.reading is not None:
