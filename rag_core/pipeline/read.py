@@ -66,8 +66,8 @@ class TopicGate(StageBase):
     passes as before, and so do words told only as situation around a question read in parts
     (``_asked_about``; benchmarks/README.md "Reading, session 6"). A sentence that already reads as
     a strong answer to the question as asked (a logit of at least ``strong_reading``) passes
-    without the ablation: the word is then how the employee put it ("…while I serve on a jury",
-    9.0), not a topic the documents lack (benchmarks/README.md "Reading, session 7")."""
+    without the ablation: the word is then how the employee put it ("…filing a joint tax return?",
+    8.4), not a topic the documents lack (benchmarks/README.md "Reading, session 7")."""
 
     name = "topic"
 
