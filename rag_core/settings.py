@@ -52,7 +52,8 @@ DEFAULT_TOPIC_ABLATION_MARGIN = 0.0
 # answerable and right, never above 6.16 when they must abstain ("paid volunteer time off"); 7.0 leaves a
 # margin. Eight right answers the gate had stopped now pass ("…filing a joint tax return?": "joint" is in
 # no document; the $7,500 sentence reads 8.4), no other row changed. Tuned on those 38 sets; the two
-# sealed sets written after it did not reach it (benchmarks/README.md "Reading, session 7").
+# sets sealed before it was built (unread, run once before and after) did not reach it
+# (benchmarks/README.md "Reading, session 7").
 DEFAULT_TOPIC_STRONG_READING = 7.0
 
 # The key-word gate after the reader: abstain when the best read sentence rises by more than this many
