@@ -4,7 +4,8 @@ question (``rag_core.reading.topic``), next to whether the row must abstain.
 
     # 1. run the real pipeline up to the reader's gate with the topic left to the reader
     .venv/bin/python benchmarks/topic_ablation.py collect corpus/chat-dev.jsonl /tmp/bb /tmp/t/chat.json
-    # 2. per margin: must-abstain rows still blocked, answerable rows let through
+    # 2. per margin: must-abstain rows still blocked, answerable rows let through; and, pooled over
+    #    the files, how high the rows the ablation blocks read (the TOPIC_STRONG_READING choice)
     .venv/bin/python benchmarks/topic_ablation.py report /tmp/t/gold.json /tmp/t/chat.json
 
 Rows the dense cutoff or the reader's own gate already stop are listed but need no topic decision.
@@ -24,7 +25,7 @@ from rag_core.eval.harness import token_for
 from rag_core.models import CrossEncoder
 from rag_core.pipeline import build_pipeline
 from rag_core.reading.topic import ablation_rise, without_words
-from rag_core.settings import CoreSettings
+from rag_core.settings import DEFAULT_TOPIC_ABLATION_MARGIN, CoreSettings
 
 TOPS = (1, 4, 12)
 MARGINS = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
@@ -59,9 +60,11 @@ async def collect(gold: Path, data_dir: Path, out: Path) -> None:
 
 
 def report(paths: list[Path]) -> None:
+    pooled: list[dict[str, Any]] = []
     for path in paths:
         rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
         decided = [r for r in rows if "rise@1" in r]
+        pooled.extend(decided)
         print(
             f"\n{path.name}: {len(rows)} rows, {sum(bool(r['unknown']) for r in rows)} with unknown words, "
             f"{len(decided)} reach the topic decision"
@@ -80,6 +83,23 @@ def report(paths: list[Path]) -> None:
                     f", answerable passed {passed}/{sum(r['expect'] == 'answer' for r in decided)}"
                 )
             print(f"  top {top}:\n    " + "\n    ".join(cells))
+    strong_reading_summary(pooled)
+
+
+def strong_reading_summary(rows: list[dict[str, Any]], top: int = 4) -> None:
+    """Of the rows the shipped ablation blocks (any rise, the gate's top 4), how high the must-abstain
+    ones read, and which answerable ones read above all of them: what a strong-reading pass
+    (``TOPIC_STRONG_READING``) may let through."""
+    blocked = [r for r in rows if r[f"rise@{top}"] is None or r[f"rise@{top}"] > DEFAULT_TOPIC_ABLATION_MARGIN]
+    must = [r["best"] for r in blocked if r["expect"] != "answer"]
+    answerable = sorted((r["best"] for r in blocked if r["expect"] == "answer"), reverse=True)
+    highest = max(must, default=float("-inf"))
+    above = [best for best in answerable if best > highest]
+    print(
+        f"\npooled, blocked by the ablation: {len(must)} must-abstain rows, best read at most {highest}; "
+        f"{len(answerable)} answerable rows, {len(above)} of them above that"
+        + (f" ({min(above)} to {max(above)})" if above else "")
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
