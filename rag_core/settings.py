@@ -51,9 +51,9 @@ DEFAULT_TOPIC_ABLATION_MARGIN = 0.0
 # all: on the 38 sets of session 7, rows with an undocumented word whose ablation rises read 6.4-9.5 when
 # answerable and right, never above 6.16 when they must abstain ("paid volunteer time off"); 7.0 leaves a
 # margin. Eight right answers the gate had stopped now pass ("…filing a joint tax return?": "joint" is in
-# no document; the $7,500 sentence reads 8.4), no other row changed. Tuned on those 38 sets; the two
-# sets sealed before it was built (unread, run once before and after) did not reach it
-# (benchmarks/README.md "Reading, session 7").
+# no document; the $7,500 sentence reads 8.4), no other row changed. Tuned on those 38 sets; two sets
+# sealed before it was built did not reach it; on two formal sets written after it, +2 right answers and
+# no near miss through (benchmarks/README.md "Reading, session 7").
 DEFAULT_TOPIC_STRONG_READING = 7.0
 
 # The key-word gate after the reader: abstain when the best read sentence rises by more than this many
