@@ -141,8 +141,8 @@ class CoreSettings(BaseSettings):
     # logits; words: every undocumented word blocks (the exact-word gate, as with READER=none).
     topic_gate: Literal["read", "words"] = Field(default="read", alias="TOPIC_GATE")
     topic_ablation_margin: float = Field(default=DEFAULT_TOPIC_ABLATION_MARGIN, alias="TOPIC_ABLATION_MARGIN")
-    # A best-read sentence at or above this logit passes the topic gate without the ablation (None: never).
-    topic_strong_reading: float | None = Field(default=DEFAULT_TOPIC_STRONG_READING, alias="TOPIC_STRONG_READING")
+    # A best-read sentence at or above this logit passes the topic gate without the ablation (inf: never).
+    topic_strong_reading: float = Field(default=DEFAULT_TOPIC_STRONG_READING, alias="TOPIC_STRONG_READING")
     # With the reader on: abstain when the answer does not depend on the question's most specific
     # documented words (rag_core.pipeline.read.KeyWordGate).
     # Off by default: on the sets written after each fit (corpus/holdout-chat-2.jsonl in session 3,

@@ -4,6 +4,7 @@ gate abstains when no sentence answers the question well enough."""
 from __future__ import annotations
 
 import asyncio
+import math
 from functools import partial
 
 from rag_core.pipeline.base import StageBase
@@ -78,7 +79,7 @@ class TopicGate(StageBase):
         unknown_word_cutoff: float | None,
         top: int = 4,
         *,
-        strong_reading: float | None = None,
+        strong_reading: float = math.inf,
     ) -> None:
         self.scorer = scorer
         self.margin = margin
@@ -91,7 +92,7 @@ class TopicGate(StageBase):
             return
         if self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff:
             return
-        if self.strong_reading is not None and state.reading is not None and state.reading.best >= self.strong_reading:
+        if state.reading is not None and state.reading.best >= self.strong_reading:
             return
         rise = None
         if state.reading is not None:

@@ -7,6 +7,8 @@ at or above TOPIC_STRONG_READING passes the gate; a word the documents lack that
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rag_core.eval.gold import GoldRow
@@ -27,8 +29,8 @@ def row(question: str) -> GoldRow:
 async def test_a_strongly_read_answer_passes_the_topic_gate(real: RealCorpus) -> None:
     answer = await real.answer(row(JOINT))
     assert not answer.abstained and "$7,500 per household" in answer.answer
-    # The mutation "no strong-reading pass" stops it at the topic gate.
-    state = await real.run_until("topic", row(JOINT), TOPIC_STRONG_READING=None)
+    # The mutation "no strong-reading pass" (TOPIC_STRONG_READING=inf) stops it at the topic gate.
+    state = await real.run_until("topic", row(JOINT), TOPIC_STRONG_READING=math.inf)
     assert state.abstain_reason is AbstainReason.LOW_SIMILARITY and state.decided_by == "topic"
 
 
