@@ -10,7 +10,7 @@ from functools import partial
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.answer_type import lacks_asked_quantity
+from rag_core.reading.answer_type import lacks_asked_kind, lacks_asked_quantity
 from rag_core.reading.question import asked_terms
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
@@ -155,7 +155,10 @@ class AnswerTypeGate(StageBase):
     without the asked figure ("Copays vary depending on the type of service") means the documents
     do not say (``rag_core.reading.answer_type``); so does a figure that only a weakly read
     neighbour carries ("...a monthly account fee may apply" read 3.4, the HSA contribution row
-    with its dollar amounts 0.9). Runs only when the reader is about to answer."""
+    with its dollar amounts 0.9). A question that names the kind of amount (a premium, a deductible, a
+    copay, coinsurance) also needs such a sentence, or its heading, to name that kind
+    (``lacks_asked_kind``): the coverage row's "$10,000 increments" is not the premium asked for.
+    Runs only when the reader is about to answer."""
 
     name = "answer_type"
 
@@ -165,6 +168,8 @@ class AnswerTypeGate(StageBase):
     async def run(self, state: QueryState) -> None:
         if state.reading is None:
             return
-        answering = (read.span.text for read in state.reading.answer() if read.score >= self.min_score)
-        if lacks_asked_quantity(state.question, answering):
+        answering = [read.span for read in state.reading.answer() if read.score >= self.min_score]
+        if lacks_asked_quantity(state.question, (span.text for span in answering)) or lacks_asked_kind(
+            state.question, (span.in_context() for span in answering)
+        ):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
