@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from rag_core.eval.gold import GoldRow
+from rag_core.reading.answer_type import lacks_asked_quantity
+from rag_core.settings import DEFAULT_READER_MIN_SCORE
 from rag_core.types import AbstainReason
 from tests.rag_core.pipeline.conftest import RealCorpus
 
@@ -56,3 +58,30 @@ LOSS = "What percentage of the Basic AD&D benefit would I be paid if I lost a ha
 
 async def test_a_figure_only_a_weakly_read_sentence_states_does_not_answer(real: RealCorpus) -> None:
     assert await decided_by(real, LOSS) == "answer_type"
+
+
+# Neither corpus states a premium: the life guide's coverage row for spouse life ("Benefit: $10,000
+# increments up to $250,000; Who pays: Employee") reads as an answer and states figures, so the
+# quantity check alone let it through; it does not name the premium asked for.
+PREMIUM = "What is the monthly premium per $10,000 of Spouse or Domestic Partner Life insurance coverage?"
+
+
+async def test_a_figure_of_another_kind_than_the_one_named_does_not_answer(real: RealCorpus) -> None:
+    state = await real.run_until("topic", row(PREMIUM))
+    assert not state.finished and state.reading is not None
+    shown = [read.span.text for read in state.reading.answer() if read.score >= DEFAULT_READER_MIN_SCORE]
+    # The mutation "no kind check" (the quantity check alone) would answer: a shown sentence states figures.
+    assert shown and not lacks_asked_quantity(PREMIUM, shown)
+    assert await decided_by(real, PREMIUM) == "answer_type"
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("What is the individual deductible on the PPO medical plan?", "$1,250"),
+        ("What is the copay for a specialist visit on the PPO plan?", "$50"),
+    ],
+)
+async def test_a_figure_of_the_named_kind_goes_through(real: RealCorpus, question: str, fact: str) -> None:
+    answer = await real.answer(row(question))
+    assert not answer.abstained and fact in answer.answer

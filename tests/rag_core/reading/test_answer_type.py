@@ -7,7 +7,7 @@ import pytest
 
 from rag_core.pipeline.read import AnswerTypeGate
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.answer_type import asks_quantity, lacks_asked_quantity
+from rag_core.reading.answer_type import asks_quantity, lacks_asked_kind, lacks_asked_quantity
 from rag_core.reading.reader import Reading, ReadSpan
 from rag_core.reading.spans import Span
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
@@ -78,6 +78,23 @@ def test_a_question_that_asks_no_quantity_is_never_stopped() -> None:
     assert not lacks_asked_quantity("Who is the new pharmacy benefit manager?", ["Proseware Pharmacy Services."])
 
 
+def test_a_named_kind_of_amount_must_be_named() -> None:
+    # The coverage row states figures, but not the premium asked for.
+    row = "Coverage: Spouse or Domestic Partner Life: Benefit: $10,000 increments up to $250,000; Who pays: Employee."
+    assert lacks_asked_kind("What is the monthly premium per $10,000 of spouse life coverage?", [row])
+    assert not lacks_asked_kind("what's the premium per paycheck?", ["Monthly premiums: $12 per $10,000."])
+    assert lacks_asked_kind("whats my copay for a specialist?", ["Specialist visit: 20% after the deductible."])
+    assert not lacks_asked_kind("whats my copay for a specialist?", ["Copay - specialist visit; PPO Plan: $50"])
+    assert not lacks_asked_kind("What copayment applies at the ER?", ["Emergency room: $250 co-pay."])
+    # several kinds named: one of them named back is enough ("…and does it count toward the deductible?")
+    assert not lacks_asked_kind("how much is the ER copay, before the deductible?", ["The deductible is $1,250."])
+
+
+def test_a_named_kind_only_matters_when_a_quantity_is_asked() -> None:
+    assert not lacks_asked_kind("Do copays count toward the deductible?", ["Copays do not count toward it."])
+    assert not lacks_asked_kind("How much is the monthly fee?", ["A fee of $3 applies."])  # no kind named
+
+
 # -- the gate: the figure must come from a sentence that itself reads as an answer ---------------------
 FEE_MENTIONED = "You may keep the account at Woodgrove Bank (a monthly account fee may apply)."
 UNRELATED_FIGURE = (
@@ -109,3 +126,12 @@ async def test_a_figure_in_a_sentence_that_reads_as_an_answer_goes_through() -> 
     # read above the cutoff, even below the best sentence, still answers (a rule sentence, then its row).
     assert await gated(reading_of((FEE_MENTIONED, 6.4), (UNRELATED_FIGURE, DEFAULT_READER_MIN_SCORE))) is None
     assert await gated(reading_of((FEE_MENTIONED, 3.4)), "does the account stay open?") is None
+
+
+async def test_the_heading_can_name_the_kind() -> None:
+    chunk = candidate("medical-plan-2026_p1_c00", "Employee only: $45 per paycheck.")
+    span = Span("Employee only: $45 per paycheck.", chunk, 0, 32, "Monthly premiums")
+    question = "what's the premium for employee only coverage?"
+    assert await gated(Reading([ReadSpan(span, 6.0)]), question) is None
+    bare = Span("Employee only: $45 per paycheck.", chunk, 0, 32, "")
+    assert await gated(Reading([ReadSpan(bare, 6.0)]), question) == "answer_type"
