@@ -10,7 +10,7 @@ from functools import partial
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.answer_type import lacks_asked_kind, lacks_asked_quantity
+from rag_core.reading.answer_type import lacks_asked_kind, lacks_asked_quantity, names_another_year
 from rag_core.reading.question import asked_terms
 from rag_core.reading.reader import PassageScorer, SpanReader
 from rag_core.reading.topic import ablation_rise, key_words
@@ -158,7 +158,8 @@ class AnswerTypeGate(StageBase):
     with its dollar amounts 0.9). A question that names the kind of amount (a premium, a deductible, a
     copay, coinsurance) also needs such a sentence, or its heading, to name that kind
     (``lacks_asked_kind``): the coverage row's "$10,000 increments" is not the premium asked for.
-    Runs only when the reader is about to answer."""
+    A question that names a year is not answered by sentences about another year
+    (``names_another_year``). Runs only when the reader is about to answer."""
 
     name = "answer_type"
 
@@ -169,7 +170,10 @@ class AnswerTypeGate(StageBase):
         if state.reading is None:
             return
         answering = [read.span for read in state.reading.answer() if read.score >= self.min_score]
-        if lacks_asked_quantity(state.question, (span.text for span in answering)) or lacks_asked_kind(
-            state.question, (span.in_context() for span in answering)
+        question, framed = state.question, [span.in_context() for span in answering]
+        if (
+            lacks_asked_quantity(question, (span.text for span in answering))
+            or lacks_asked_kind(question, framed)
+            or names_another_year(question, framed)
         ):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

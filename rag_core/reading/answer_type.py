@@ -23,6 +23,12 @@ life coverage?" read the coverage row ("Benefit: $10,000 increments up to $250,0
 Employee") as an answer; neither corpus states a premium. Session 8: on the 40 sets seen by then it
 stops 7 answered near misses and 2 wrong answers, and none of 59 right answers to questions naming
 a kind ("Reading, session 8").
+
+A question that names a year ("when is open enrollment for the 2027 plan year?") is not answered by
+sentences about another year ("Open enrollment for the 2026 plan year ran from November 3 through
+November 21, 2025."): ``names_another_year``. In November employees ask about next year's plans
+while the documents still describe this year's; quoting this year's dates or amounts as next year's
+is the wrong answer that reads best.
 """
 
 from __future__ import annotations
@@ -108,3 +114,18 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
         return False
     texts = list(sentences)
     return not any(kind.search(text) for kind in named for text in texts)
+
+
+# A calendar year, not an amount: "$2,026" or "2026.5" is no year.
+_YEAR = re.compile(r"(?<![$\d,.])20[2-3]\d(?![\d,])")
+
+
+def names_another_year(question: str, sentences: Iterable[str]) -> bool:
+    """The question names a year, no sentence names it, and one names another year. Sentences that
+    name no year (a standing rule: "Open enrollment runs each November") still answer; shown next to
+    one about another year, they would present that year's facts as the asked year's."""
+    asked = set(_YEAR.findall(question))
+    if not asked:
+        return False
+    named = [set(_YEAR.findall(text)) for text in sentences]
+    return not any(years & asked for years in named) and any(named)

@@ -85,3 +85,18 @@ async def test_a_figure_of_another_kind_than_the_one_named_does_not_answer(real:
 async def test_a_figure_of_the_named_kind_goes_through(real: RealCorpus, question: str, fact: str) -> None:
     answer = await real.answer(row(question))
     assert not answer.abstained and fact in answer.answer
+
+
+# In November employees ask about next year's plan; the medical summary gives only this year's open
+# enrollment ("Open enrollment for the 2026 plan year ran from November 3 through November 21, 2025."),
+# which reads as the answer.
+NEXT_YEAR = "When is open enrollment for the 2027 plan year?"
+
+
+async def test_an_answer_about_another_year_abstains(real: RealCorpus) -> None:
+    state = await real.run_until("topic", row(NEXT_YEAR))
+    assert not state.finished and state.reading is not None and "2026 plan year" in state.reading.spans[0].span.text
+    assert await decided_by(real, NEXT_YEAR) == "answer_type"
+    # The same question about the documented year goes through.
+    answer = await real.answer(row("When was open enrollment for the 2026 plan year?"))
+    assert not answer.abstained and "November 3" in answer.answer

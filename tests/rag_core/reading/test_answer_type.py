@@ -7,7 +7,7 @@ import pytest
 
 from rag_core.pipeline.read import AnswerTypeGate
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.answer_type import asks_quantity, lacks_asked_kind, lacks_asked_quantity
+from rag_core.reading.answer_type import asks_quantity, lacks_asked_kind, lacks_asked_quantity, names_another_year
 from rag_core.reading.reader import Reading, ReadSpan
 from rag_core.reading.spans import Span
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
@@ -93,6 +93,20 @@ def test_a_named_kind_of_amount_must_be_named() -> None:
 def test_a_named_kind_only_matters_when_a_quantity_is_asked() -> None:
     assert not lacks_asked_kind("Do copays count toward the deductible?", ["Copays do not count toward it."])
     assert not lacks_asked_kind("How much is the monthly fee?", ["A fee of $3 applies."])  # no kind named
+
+
+def test_an_answer_about_another_year_does_not_answer() -> None:
+    question = "when is open enrollment for the 2027 plan yr?"
+    this_year = "Open enrollment for the 2026 plan year ran from November 3 through November 21, 2025."
+    assert names_another_year(question, [this_year])
+    assert not names_another_year(question, ["Open enrollment for the 2027 plan year runs in November 2026."])
+    # a standing rule names no year: it still answers, unless shown beside another year's facts
+    assert not names_another_year(question, ["Open enrollment runs each November."])
+    assert names_another_year(question, ["Open enrollment runs each November.", this_year])
+    assert not names_another_year("when is open enrollment?", [this_year])  # no year asked
+    # an amount is no year
+    assert not names_another_year("is the 2026 deductible $2,000?", ["The deductible is $2,000 in 2026."])
+    assert not names_another_year("is $2030 the max?", ["The maximum is $2,030 for 2026."])
 
 
 # -- the gate: the figure must come from a sentence that itself reads as an answer ---------------------
