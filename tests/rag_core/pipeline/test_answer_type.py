@@ -80,6 +80,9 @@ async def test_a_figure_of_another_kind_than_the_one_named_does_not_answer(real:
     [
         ("What is the individual deductible on the PPO medical plan?", "$1,250"),
         ("What is the copay for a specialist visit on the PPO plan?", "$50"),
+        # The medical summary's premium table is headed "Employee Contributions", its column "(per
+        # paycheck)": the mutation "only the word premium names a premium" abstains here.
+        ("How much is the PPO premium per paycheck for family coverage?", "$212.00"),
     ],
 )
 async def test_a_figure_of_the_named_kind_goes_through(real: RealCorpus, question: str, fact: str) -> None:

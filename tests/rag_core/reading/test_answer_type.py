@@ -83,6 +83,9 @@ def test_a_named_kind_of_amount_must_be_named() -> None:
     row = "Coverage: Spouse or Domestic Partner Life: Benefit: $10,000 increments up to $250,000; Who pays: Employee."
     assert lacks_asked_kind("What is the monthly premium per $10,000 of spouse life coverage?", [row])
     assert not lacks_asked_kind("what's the premium per paycheck?", ["Monthly premiums: $12 per $10,000."])
+    # what plan summaries call their premium tables
+    contributions = "Employee Contributions: Coverage tier: Employee only; Per paycheck (26 per year): $3.10."
+    assert not lacks_asked_kind("whats the vision premium if its just me?", [contributions])
     assert lacks_asked_kind("whats my copay for a specialist?", ["Specialist visit: 20% after the deductible."])
     assert not lacks_asked_kind("whats my copay for a specialist?", ["Copay - specialist visit; PPO Plan: $50"])
     assert not lacks_asked_kind("What copayment applies at the ER?", ["Emergency room: $250 co-pay."])
@@ -143,9 +146,9 @@ async def test_a_figure_in_a_sentence_that_reads_as_an_answer_goes_through() -> 
 
 
 async def test_the_heading_can_name_the_kind() -> None:
-    chunk = candidate("medical-plan-2026_p1_c00", "Employee only: $45 per paycheck.")
-    span = Span("Employee only: $45 per paycheck.", chunk, 0, 32, "Monthly premiums")
+    chunk = candidate("medical-plan-2026_p1_c00", "Employee only: $45.")
+    span = Span("Employee only: $45.", chunk, 0, 19, "Monthly premiums")
     question = "what's the premium for employee only coverage?"
     assert await gated(Reading([ReadSpan(span, 6.0)]), question) is None
-    bare = Span("Employee only: $45 per paycheck.", chunk, 0, 32, "")
+    bare = Span("Employee only: $45.", chunk, 0, 19, "")
     assert await gated(Reading([ReadSpan(bare, 6.0)]), question) == "answer_type"
