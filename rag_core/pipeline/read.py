@@ -158,8 +158,8 @@ class AnswerTypeGate(StageBase):
     with its dollar amounts 0.9). A question that names the kind of amount (a premium, a deductible, a
     copay, coinsurance) also needs such a sentence, or its heading, to name that kind
     (``lacks_asked_kind``): the coverage row's "$10,000 increments" is not the premium asked for.
-    A question that names a year is not answered by sentences about another year
-    (``names_another_year``). Runs only when the reader is about to answer."""
+    A question that names a year is not answered by sentences about another year, or from another
+    plan year's summary (``names_another_year``). Runs only when the reader is about to answer."""
 
     name = "answer_type"
 
@@ -174,6 +174,8 @@ class AnswerTypeGate(StageBase):
         if (
             lacks_asked_quantity(question, (span.text for span in answering))
             or lacks_asked_kind(question, framed)
-            or names_another_year(question, framed)
+            or names_another_year(
+                question, ((text, span.chunk.title) for text, span in zip(framed, answering, strict=True))
+            )
         ):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

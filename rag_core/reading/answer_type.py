@@ -26,9 +26,9 @@ answered near misses and changes nothing else ("Reading, session 8").
 
 A question that names a year ("when is open enrollment for the 2027 plan year?") is not answered by
 sentences about another year ("Open enrollment for the 2026 plan year ran from November 3 through
-November 21, 2025."): ``names_another_year``. In November employees ask about next year's plans
-while the documents still describe this year's; quoting this year's dates or amounts as next year's
-is the wrong answer that reads best.
+November 21, 2025.") or from a summary of another plan year: ``names_another_year``. In November
+employees ask about next year's plans while the documents still describe this year's; quoting this
+year's dates or amounts as next year's is the wrong answer that reads best.
 """
 
 from __future__ import annotations
@@ -121,12 +121,15 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 _YEAR = re.compile(r"(?<![$\d,.])20[2-3]\d(?![\d,])")
 
 
-def names_another_year(question: str, sentences: Iterable[str]) -> bool:
-    """The question names a year, no sentence names it, and one names another year. Sentences that
-    name no year (a standing rule: "Open enrollment runs each November") still answer; shown next to
-    one about another year, they would present that year's facts as the asked year's."""
+def names_another_year(question: str, sentences: Iterable[tuple[str, str]]) -> bool:
+    """The question names a year, no sentence names it, and one names another year. ``sentences``:
+    (sentence, its document's title) pairs; a sentence that names no year speaks for the year its
+    document's title names ("Fabrikam Medical Plan Summary 2026": the specialist copay row is the
+    2026 copay, not 2025's). Sentences that name no year anywhere (a standing rule: "Open enrollment
+    runs each November") still answer; shown next to one about another year, they would present
+    that year's facts as the asked year's."""
     asked = set(_YEAR.findall(question))
     if not asked:
         return False
-    named = [set(_YEAR.findall(text)) for text in sentences]
+    named = [set(_YEAR.findall(text)) or set(_YEAR.findall(title)) for text, title in sentences]
     return not any(years & asked for years in named) and any(named)

@@ -103,3 +103,10 @@ async def test_an_answer_about_another_year_abstains(real: RealCorpus) -> None:
     # The same question about the documented year goes through.
     answer = await real.answer(row("When was open enrollment for the 2026 plan year?"))
     assert not answer.abstained and "November 3" in answer.answer
+
+
+async def test_an_answer_from_another_plan_years_summary_abstains(real: RealCorpus) -> None:
+    # The 2025 summary is superseded; the 2026 one's specialist row names no year but its title does.
+    # The mutation "only a year in the sentence counts" answers with 2026's $50.
+    question = "What was the specialist visit copay under the PPO Plan in the 2025 plan year?"
+    assert await decided_by(real, question) == "answer_type"

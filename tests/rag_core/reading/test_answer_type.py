@@ -100,16 +100,25 @@ def test_a_named_kind_only_matters_when_a_quantity_is_asked() -> None:
 
 def test_an_answer_about_another_year_does_not_answer() -> None:
     question = "when is open enrollment for the 2027 plan yr?"
-    this_year = "Open enrollment for the 2026 plan year ran from November 3 through November 21, 2025."
+    this_year = ("Open enrollment for the 2026 plan year ran from November 3 through November 21, 2025.", "")
     assert names_another_year(question, [this_year])
-    assert not names_another_year(question, ["Open enrollment for the 2027 plan year runs in November 2026."])
+    assert not names_another_year(question, [("Open enrollment for the 2027 plan year runs in November 2026.", "")])
     # a standing rule names no year: it still answers, unless shown beside another year's facts
-    assert not names_another_year(question, ["Open enrollment runs each November."])
-    assert names_another_year(question, ["Open enrollment runs each November.", this_year])
+    assert not names_another_year(question, [("Open enrollment runs each November.", "Employee Handbook")])
+    assert names_another_year(question, [("Open enrollment runs each November.", ""), this_year])
     assert not names_another_year("when is open enrollment?", [this_year])  # no year asked
     # an amount is no year
-    assert not names_another_year("is the 2026 deductible $2,000?", ["The deductible is $2,000 in 2026."])
-    assert not names_another_year("is $2030 the max?", ["The maximum is $2,030 for 2026."])
+    assert not names_another_year("is the 2026 deductible $2,000?", [("The deductible is $2,000 in 2026.", "")])
+    assert not names_another_year("is $2030 the max?", [("The maximum is $2,030 for 2026.", "")])
+
+
+def test_a_sentence_without_a_year_speaks_for_its_documents_year() -> None:
+    row = ("Benefit (in-network): Copay - specialist visit; PPO Plan: $50", "Fabrikam Medical Plan Summary 2026")
+    assert names_another_year("What was the specialist copay in the 2025 plan year?", [row])
+    assert not names_another_year("What is the specialist copay for 2026?", [row])
+    # its own year counts first
+    dated = ("The 2025 specialist copay was $45.", "Fabrikam Medical Plan Summary 2026")
+    assert not names_another_year("What was the specialist copay in the 2025 plan year?", [dated])
 
 
 # -- the gate: the figure must come from a sentence that itself reads as an answer ---------------------
