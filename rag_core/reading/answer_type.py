@@ -121,6 +121,19 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 _YEAR = re.compile(r"(?<![$\d,.])20[2-3]\d(?![\d,])")
 
 
+# A year of the employee's own history ("i was hired in march 2024", "been here since 2022") is not
+# the year asked about: the tenure rules of this year's handbook answer it.
+_OWN_HISTORY_YEAR = re.compile(
+    r"\b(?:hired|started|start|joined|began|since|born|married|graduated)\b\W+(?:[\w'’]+\W+){0,3}?" + _YEAR.pattern,
+    re.IGNORECASE,
+)
+
+
+def asked_years(question: str) -> set[str]:
+    """The calendar years a question asks about: those it names, less its own-history years."""
+    return set(_YEAR.findall(_OWN_HISTORY_YEAR.sub(" ", question)))
+
+
 def names_another_year(question: str, sentences: Iterable[tuple[str, str]]) -> bool:
     """The question names a year, no sentence names it, and one names another year. ``sentences``:
     (sentence, its document's title) pairs; a sentence that names no year speaks for the year its
@@ -128,7 +141,7 @@ def names_another_year(question: str, sentences: Iterable[tuple[str, str]]) -> b
     2026 copay, not 2025's). Sentences that name no year anywhere (a standing rule: "Open enrollment
     runs each November") still answer; shown next to one about another year, they would present
     that year's facts as the asked year's."""
-    asked = set(_YEAR.findall(question))
+    asked = asked_years(question)
     if not asked:
         return False
     named = [set(_YEAR.findall(text)) or set(_YEAR.findall(title)) for text, title in sentences]

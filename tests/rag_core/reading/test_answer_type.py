@@ -7,7 +7,13 @@ import pytest
 
 from rag_core.pipeline.read import AnswerTypeGate
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.answer_type import asks_quantity, lacks_asked_kind, lacks_asked_quantity, names_another_year
+from rag_core.reading.answer_type import (
+    asked_years,
+    asks_quantity,
+    lacks_asked_kind,
+    lacks_asked_quantity,
+    names_another_year,
+)
 from rag_core.reading.reader import Reading, ReadSpan
 from rag_core.reading.spans import Span
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
@@ -110,6 +116,14 @@ def test_an_answer_about_another_year_does_not_answer() -> None:
     # an amount is no year
     assert not names_another_year("is the 2026 deductible $2,000?", [("The deductible is $2,000 in 2026.", "")])
     assert not names_another_year("is $2030 the max?", [("The maximum is $2,030 for 2026.", "")])
+
+
+def test_a_year_of_the_employees_own_history_is_not_asked_about() -> None:
+    assert asked_years("i was hired in march 2024, how much vacation do i get now?") == set()
+    assert asked_years("been here since 2022 lol. do i get 20 days in 2026?") == {"2026"}
+    assert asked_years("started in 2023 - what's the 2026 401k match?") == {"2026"}
+    tenure = ("Years of service: 3 to 5 years; Annual vacation: 20 days.", "Fabrikam Corp Employee Handbook 2026")
+    assert not names_another_year("i started at fabrikam in 2023, how many vacation days do i get?", [tenure])
 
 
 def test_a_sentence_without_a_year_speaks_for_its_documents_year() -> None:
