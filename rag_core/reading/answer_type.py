@@ -118,7 +118,7 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 
 
 # A calendar year, not an amount: "$2,026" or "2026.5" is no year.
-_YEAR = re.compile(r"(?<![$\d,.])20[2-3]\d(?![\d,])")
+_YEAR = re.compile(r"(?<![$\d,.])20[2-3]\d(?!\d|,\d)")
 
 
 # A year of the employee's own history ("i was hired in march 2024", "been here since 2022") is not
@@ -135,14 +135,25 @@ def asked_years(question: str) -> set[str]:
 
 
 def names_another_year(question: str, sentences: Iterable[tuple[str, str]]) -> bool:
-    """The question names a year, no sentence names it, and one names another year. ``sentences``:
-    (sentence, its document's title) pairs; a sentence that names no year speaks for the year its
-    document's title names ("Fabrikam Medical Plan Summary 2026": the specialist copay row is the
-    2026 copay, not 2025's). Sentences that name no year anywhere (a standing rule: "Open enrollment
-    runs each November") still answer; shown next to one about another year, they would present
-    that year's facts as the asked year's."""
+    """The question names a year, no sentence speaks for it, and one speaks for another year.
+    ``sentences``: (sentence, its document's title) pairs. A sentence speaks for the years it names;
+    one that names none speaks for the year its document's title names ("Fabrikam Medical Plan
+    Summary 2026": the specialist copay row is the 2026 copay, not 2025's); one that names only years
+    after its title's speaks for the title's too (a 2026 summary's "carries over into 2027" answers
+    what happens to 2026's money). Sentences that name no year anywhere (a standing rule: "Open
+    enrollment runs each November") still answer; shown next to one about another year, they would
+    present that year's facts as the asked year's."""
     asked = asked_years(question)
     if not asked:
         return False
-    named = [set(_YEAR.findall(text)) or set(_YEAR.findall(title)) for text, title in sentences]
+    named = [_years_spoken_for(text, title) for text, title in sentences]
     return not any(years & asked for years in named) and any(named)
+
+
+def _years_spoken_for(sentence: str, title: str) -> set[str]:
+    own, documents = set(_YEAR.findall(sentence)), set(_YEAR.findall(title))
+    if not own:
+        return documents
+    if documents and min(own) > max(documents):
+        return own | documents
+    return own

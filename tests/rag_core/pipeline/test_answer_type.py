@@ -105,6 +105,17 @@ async def test_an_answer_about_another_year_abstains(real: RealCorpus) -> None:
     assert not answer.abstained and "November 3" in answer.answer
 
 
+async def test_this_years_money_carried_into_next_year_answers(real: RealCorpus) -> None:
+    # "...carries over into 2027" in the 2026 guide speaks for 2026 too; the mutation "a sentence
+    # speaks only for the years it names" abstains here.
+    question = (
+        "pretty sure ill have leftover $$ in my health care FSA at the end of 2026. "
+        "how much of it carries over into next yr?"
+    )
+    answer = await real.answer(row(question))
+    assert not answer.abstained and "$680" in answer.answer
+
+
 async def test_an_answer_from_another_plan_years_summary_abstains(real: RealCorpus) -> None:
     # The 2025 summary is superseded; the 2026 one's specialist row names no year but its title does.
     # The mutation "only a year in the sentence counts" answers with 2026's $50.

@@ -116,6 +116,7 @@ def test_an_answer_about_another_year_does_not_answer() -> None:
     # an amount is no year
     assert not names_another_year("is the 2026 deductible $2,000?", [("The deductible is $2,000 in 2026.", "")])
     assert not names_another_year("is $2030 the max?", [("The maximum is $2,030 for 2026.", "")])
+    assert asked_years("at the end of 2026, how much is 20,260 or $2,027?") == {"2026"}
 
 
 def test_a_year_of_the_employees_own_history_is_not_asked_about() -> None:
@@ -133,6 +134,11 @@ def test_a_sentence_without_a_year_speaks_for_its_documents_year() -> None:
     # its own year counts first
     dated = ("The 2025 specialist copay was $45.", "Fabrikam Medical Plan Summary 2026")
     assert not names_another_year("What was the specialist copay in the 2025 plan year?", [dated])
+    assert names_another_year("What is the 2026 HSA limit?", [("The 2025 IRS limit was $4,300.", "Guide 2026")])
+    # a later year in this year's summary carries this year's money forward: it speaks for both
+    carryover = ("Carryover: up to $680 of unused funds carries over into 2027.", "Commuter, FSA and HSA Guide 2026")
+    assert not names_another_year("leftover health fsa $$ at the end of 2026, how much carries over?", [carryover])
+    assert not names_another_year("how much carries over into 2027?", [carryover])
 
 
 # -- the gate: the figure must come from a sentence that itself reads as an answer ---------------------
