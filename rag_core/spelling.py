@@ -83,10 +83,13 @@ class QueryCorrector:
         if is_dictionary_word(lower, language):
             return word
         limit = 1 if len(lower) <= 5 else 2
-        matches = process.extract(lower, self._words, scorer=Levenshtein.distance, score_cutoff=limit, limit=8)
+        # Every word within the distance (no top-k: which of several equally close words made a
+        # top 8 depended on the vocabulary's order), then the closest, most frequent, and
+        # alphabetically first: "statin" is "statins" in every process, never "stating" in some.
+        matches = process.extract(lower, self._words, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
         if not matches:
             return word
-        best = min(matches, key=lambda m: (m[1], -self.vocabulary[m[0]]))
+        best = min(matches, key=lambda m: (m[1], -self.vocabulary[m[0]], m[0]))
         return best[0]
 
     def stem_counts(self) -> dict[str, int]:

@@ -76,7 +76,7 @@ class CorpusView:
         corrector = self._correctors.get(searchable)
         if corrector is None:
             vocabulary: dict[str, int] = {}
-            for document_id in searchable:
+            for document_id in sorted(searchable):  # a frozenset's order changes from process to process
                 for word, count in self._manifest.documents[document_id].vocabulary.items():
                     vocabulary[word] = vocabulary.get(word, 0) + count
             corrector = QueryCorrector(vocabulary)

@@ -106,3 +106,15 @@ def test_a_past_tense_verb_is_what_happened_not_a_topic() -> None:
 def test_a_number_with_a_unit_glued_on_is_not_a_topic() -> None:
     corrector = QueryCorrector({"pair": 2, "discount": 1, "dental": 3, "year": 4})
     assert corrector.unknown_topics("a discount on a 2nd pair for my 14yo, 3x a year besides dental?") == []
+
+
+def test_a_correction_does_not_depend_on_the_vocabularys_order() -> None:
+    # Ten words as close as the right one: which of them made a top 8 used to follow the vocabulary's
+    # order, which followed a frozenset of document ids (hash-seeded: "statin" became "statins" in
+    # some processes and "stating" in others, and retrieval changed with it).
+    close = {f"statin{letter}": 1 for letter in "abcdefghij"}
+    for vocabulary in ({**close, "statins": 5}, {"statins": 5, **close}):
+        assert QueryCorrector(vocabulary).correct_word("statin") == "statins"
+    # equally close and equally frequent: the alphabetically first, in any order
+    assert QueryCorrector({"stating": 2, "statins": 2}).correct_word("statin") == "stating"
+    assert QueryCorrector({"statins": 2, "stating": 2}).correct_word("statin") == "stating"
