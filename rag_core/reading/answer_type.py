@@ -22,13 +22,16 @@ art, and a figure of another kind is another fact. "What is the monthly premium 
 life coverage?" read the coverage row ("Benefit: $10,000 increments up to $250,000; Who pays:
 Employee") as an answer. What plan summaries title their premium tables names a premium too
 ("Employee Contributions", "Per paycheck"). Session 8: on the 40 sets seen by then it stops 6
-answered near misses and changes nothing else ("Reading, session 8").
+answered near misses and changes nothing else; on Contoso held-out 19, written after it, 2 more
+and nothing else (benchmarks/README.md "Reading, session 8").
 
 A question that names a year ("when is open enrollment for the 2027 plan year?") is not answered by
 sentences about another year ("Open enrollment for the 2026 plan year ran from November 3 through
 November 21, 2025.") or from a summary of another plan year: ``names_another_year``. In November
 employees ask about next year's plans while the documents still describe this year's; quoting this
-year's dates or amounts as next year's is the wrong answer that reads best.
+year's dates or amounts as next year's is the wrong answer that reads best. Session 8: on the 40
+sets it stops 1 answered near miss and changes nothing else; on holdout-chat-23, written after it,
+2 more ("…in the 2027 plan year?") and nothing else.
 """
 
 from __future__ import annotations
