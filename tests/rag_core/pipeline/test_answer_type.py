@@ -121,3 +121,12 @@ async def test_an_answer_from_another_plan_years_summary_abstains(real: RealCorp
     # The mutation "only a year in the sentence counts" answers with 2026's $50.
     question = "What was the specialist visit copay under the PPO Plan in the 2025 plan year?"
     assert await decided_by(real, question) == "answer_type"
+
+
+async def test_a_year_in_the_question_does_not_make_boilerplate_the_answer(real: RealCorpus) -> None:
+    # Read with "for the 2026 plan year", the summary's "…offers … for the 2026 plan year: the Fabrikam
+    # PPO Plan and…" read 4.65 and was quoted alone; read without it, the deductible row is shown.
+    # The mutation "the reader reads the year" quotes the boilerplate without $1,250.
+    question = "What is the in-network individual deductible under the Fabrikam PPO Plan for the 2026 plan year?"
+    answer = await real.answer(row(question))
+    assert not answer.abstained and "$1,250" in answer.answer

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading.question import asked_terms, expand_abbreviations, reader_queries, situation_words
+from rag_core.reading.question import (
+    asked_terms,
+    expand_abbreviations,
+    reader_queries,
+    situation_words,
+    whole_question,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -103,3 +109,18 @@ def test_asked_terms_are_the_words_of_the_parts_read_as_questions() -> None:
     terms = asked_terms("my back has been killing me since the move lol, how many acupuncture visits on plus?")
     assert terms is not None and "acupuncture" in terms and "move" not in terms and "back" not in terms
     assert asked_terms("How many acupuncture visits does Health Plus cover?") is None  # read only whole
+
+
+def test_the_reader_reads_the_question_without_its_calendar_years() -> None:
+    # The documents are this year's: a year in the question made their boilerplate ("…for the 2026 plan
+    # year: the Fabrikam PPO Plan and…") read as the answer. The answer-type gate checks the year.
+    assert (
+        whole_question("What is the in-network individual deductible under the PPO Plan for the 2026 plan year?")
+        == "What is the in-network individual deductible under the PPO Plan?"
+    )
+    assert (
+        whole_question("whats the 2026 limit for the dependent care fsa")
+        == "whats the limit for the dependent care fsa"
+    )
+    assert whole_question("is $2,026 the max?") == "is $2,026 the maximum?"  # an amount, not a year
+    assert whole_question("what is it ?") == "what is it ?"  # nothing else changes
