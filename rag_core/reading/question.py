@@ -145,18 +145,19 @@ def _asks_alone(clause: str) -> bool:
     return is_question(clause) and len(clause.split()) >= 3 and len(set(topic_terms(clause))) >= MIN_CLAUSE_TOPIC_WORDS
 
 
-# A calendar year the question names, with the words that attach it ("for the 2026 plan year", "in
-# 2026", "2026"): not an amount ("$2,026").
+# A calendar year the question puts on the whole question ("for the 2026 plan year", "in 2026",
+# "during 2027"), with the words that attach it: not a year that names the thing asked about ("my
+# 2026 FSA receipts", "rolls over into 2027"), which the reader needs ("Reading, session 8").
 _CALENDAR_YEAR = re.compile(
-    r"(?:\b(?:for|in|during|of|from)\s+(?:the\s+)?)?(?<![$\d,.])20[2-3]\d(?!\d|,\d)(?:\s+(?:plan|calendar|tax)\s+year\b)?",
+    r"\b(?:for|in|during)\s+(?:the\s+)?(?<![$\d,.])20[2-3]\d(?!\d|,\d)(?:\s+(?:plan|calendar|tax)\s+year\b)?",
     re.IGNORECASE,
 )
 
 
 def whole_question(question: str) -> str:
-    """The question as the reader reads it whole: one line, abbreviations written out, calendar
-    years left out. The documents are this year's, and a year in the question made their
-    boilerplate read as the answer: "…deductible under the PPO Plan for the 2026 plan year?" read
+    """The question as the reader reads it whole: one line, abbreviations written out, a calendar
+    year put on the whole question left out. The documents are this year's, and such a year made
+    their boilerplate read as the answer: "…deductible under the PPO Plan for the 2026 plan year?" read
     the summary's "…offers … for the 2026 plan year: the Fabrikam PPO Plan and…" at 4.65 and the
     deductible row at 0.67. Whether the answer speaks for the asked year is the answer-type gate's
     check (``answer_type.names_another_year``), on the question as typed."""

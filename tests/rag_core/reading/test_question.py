@@ -111,16 +111,16 @@ def test_asked_terms_are_the_words_of_the_parts_read_as_questions() -> None:
     assert asked_terms("How many acupuncture visits does Health Plus cover?") is None  # read only whole
 
 
-def test_the_reader_reads_the_question_without_its_calendar_years() -> None:
+def test_the_reader_reads_the_question_without_the_year_put_on_it() -> None:
     # The documents are this year's: a year in the question made their boilerplate ("…for the 2026 plan
     # year: the Fabrikam PPO Plan and…") read as the answer. The answer-type gate checks the year.
     assert (
         whole_question("What is the in-network individual deductible under the PPO Plan for the 2026 plan year?")
         == "What is the in-network individual deductible under the PPO Plan?"
     )
-    assert (
-        whole_question("whats the 2026 limit for the dependent care fsa")
-        == "whats the limit for the dependent care fsa"
-    )
+    assert whole_question("what does it pay in 2026, really?") == "what does it pay, really?"
+    # a year that names the thing asked about stays
+    assert whole_question("whats the 2026 limit for my 2026 fsa") == "whats the 2026 limit for my 2026 fsa"
+    assert whole_question("how much rolls over into 2027?") == "how much rolls over into 2027?"
     assert whole_question("is $2,026 the max?") == "is $2,026 the maximum?"  # an amount, not a year
     assert whole_question("what is it ?") == "what is it ?"  # nothing else changes
