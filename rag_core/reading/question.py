@@ -160,7 +160,9 @@ def whole_question(question: str) -> str:
     their boilerplate read as the answer: "…deductible under the PPO Plan for the 2026 plan year?" read
     the summary's "…offers … for the 2026 plan year: the Fabrikam PPO Plan and…" at 4.65 and the
     deductible row at 0.67. Whether the answer speaks for the asked year is the answer-type gate's
-    check (``answer_type.names_another_year``), on the question as typed."""
+    check (``answer_type.names_another_year``), on the question as typed. Session 8: on 46 sets
+    formal right answers 409 -> 413 and wrong 69 -> 65, nothing lost; on holdout-chat-25, written
+    after it, one more right answer and one more near miss refused."""
     text = " ".join(question.split())
     if _CALENDAR_YEAR.search(text):
         text = re.sub(r" (?=[?.!,;:])", "", " ".join(_CALENDAR_YEAR.sub(" ", text).split()))
