@@ -85,7 +85,7 @@ class QueryCorrector:
         limit = 1 if len(lower) <= 5 else 2
         # Every word within the distance (no top-k: which of several equally close words made a
         # top 8 depended on the vocabulary's order), then the closest, most frequent, and
-        # alphabetically first: "statin" is "statins" in every process, never "stating" in some.
+        # alphabetically first: "statin" became "statins" in some processes and "stating" in others.
         matches = process.extract(lower, self._words, scorer=Levenshtein.distance, score_cutoff=limit, limit=None)
         if not matches:
             return word

@@ -56,6 +56,11 @@ después antes cuando cuándo dónde este esta estos estas ese esa me yo usted
 ABBREVIATIONS = {"max": "maximum", "min": "minimum", "401(k)": "401k", "oop": "out-of-pocket"}
 
 
+# A calendar year as questions and documents write one: not an amount ("$2,026", "20,260") or a
+# decimal ("2026.5"). Years 2020-2039: benefits documents and the questions about them.
+CALENDAR_YEAR = r"(?<![$\d,.])20[2-3]\d(?!\d|,\d)"
+
+
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match 'deductibles' with 'deductible'."""
     word = word.lower().strip(".,;:()'\"")

@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rag_core.text import CALENDAR_YEAR
+
 # What asks for a quantity: an amount, a count, a duration, a rate, a date or an age. A quantity noun
 # after "what" with up to three modifiers asks for its figure ("what is the (monthly account) fee",
 # "what per-mile rate", "what is its monthly cost"), never "what is the process for ensuring
@@ -79,7 +81,7 @@ _ASKS_FREQUENCY = re.compile(r"\bhow often\b", re.IGNORECASE)
 _FREQUENCY = re.compile(r"\b(annually|monthly|weekly|daily|yearly|quarterly|every)\b", re.IGNORECASE)
 
 
-# Kinds of amount with a name of their own; each question word (a stem) with the words that name it.
+# Kinds of amount with a name of their own: what names the kind in a question, and in a sentence.
 _AMOUNT_KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(asked, re.IGNORECASE), re.compile(named, re.IGNORECASE))
     for asked, named in (
@@ -120,8 +122,7 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
     return not any(kind.search(text) for kind in named for text in texts)
 
 
-# A calendar year, not an amount: "$2,026" or "2026.5" is no year.
-_YEAR = re.compile(r"(?<![$\d,.])20[2-3]\d(?!\d|,\d)")
+_YEAR = re.compile(CALENDAR_YEAR)
 
 
 # A year of the employee's own history ("i was hired in march 2024", "been here since 2022") is not

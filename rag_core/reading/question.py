@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from rag_core.text import topic_terms
+from rag_core.text import CALENDAR_YEAR, topic_terms
 
 # Abbreviations employees type that the documents spell out. Only unambiguous, domain-standard
 # ones; plan names the documents themselves abbreviate (PPO, HDHP, HSA, FSA, EAP) stay as typed.
@@ -148,8 +148,8 @@ def _asks_alone(clause: str) -> bool:
 # A calendar year the question puts on the whole question ("for the 2026 plan year", "in 2026",
 # "during 2027"), with the words that attach it: not a year that names the thing asked about ("my
 # 2026 FSA receipts", "rolls over into 2027"), which the reader needs ("Reading, session 8").
-_CALENDAR_YEAR = re.compile(
-    r"\b(?:for|in|during)\s+(?:the\s+)?(?<![$\d,.])20[2-3]\d(?!\d|,\d)(?:\s+(?:plan|calendar|tax)\s+year\b)?",
+_YEAR_PUT_ON_QUESTION = re.compile(
+    rf"\b(?:for|in|during)\s+(?:the\s+)?{CALENDAR_YEAR}(?:\s+(?:plan|calendar|tax)\s+year\b)?",
     re.IGNORECASE,
 )
 
@@ -164,8 +164,8 @@ def whole_question(question: str) -> str:
     formal right answers 409 -> 413 and wrong 69 -> 65, nothing lost; on holdout-chat-25, written
     after it, one more right answer and one more near miss refused."""
     text = " ".join(question.split())
-    if _CALENDAR_YEAR.search(text):
-        text = re.sub(r" (?=[?.!,;:])", "", " ".join(_CALENDAR_YEAR.sub(" ", text).split()))
+    if _YEAR_PUT_ON_QUESTION.search(text):
+        text = re.sub(r" (?=[?.!,;:])", "", " ".join(_YEAR_PUT_ON_QUESTION.sub(" ", text).split()))
     return expand_abbreviations(text)
 
 
