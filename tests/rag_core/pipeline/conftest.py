@@ -25,6 +25,14 @@ from tests.rag_core.conftest import core_settings
 REPO = Path(__file__).resolve().parents[3]
 
 
+def employee_row(question: str, state: str | None = None) -> GoldRow:
+    """A question asked by an employee (optionally working in ``state``) on 2026-05-01, as the eval sets ask."""
+    user: dict[str, object] = {"groups": ["employees"], **({"state": state} if state else {})}
+    return GoldRow.model_validate(
+        {"id": "t", "question": question, "expect": "answer", "user": user, "as_of": "2026-05-01"}
+    )
+
+
 @dataclass
 class RealCorpus:
     data_dir: Path

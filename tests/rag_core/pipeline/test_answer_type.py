@@ -7,24 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.eval.gold import GoldRow
 from rag_core.reading.answer_type import lacks_asked_quantity
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
 from rag_core.types import AbstainReason
-from tests.rag_core.pipeline.conftest import RealCorpus
+from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 
-def row(question: str) -> GoldRow:
-    return GoldRow.model_validate(
-        {"id": "t", "question": question, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
-    )
-
-
 async def decided_by(real: RealCorpus, question: str, until: str = "answer_type", **overrides: object) -> str | None:
     """Which stage abstained, running the pipeline up to ``until`` (None: it would go on to answer)."""
-    state = await real.run_until(until, row(question), **overrides)
+    state = await real.run_until(until, employee_row(question), **overrides)
     return state.decided_by if state.finished else None
 
 
@@ -34,7 +27,7 @@ FEE = "What is the monthly account fee Woodgrove Bank charges on my HSA after I 
 async def test_an_asked_figure_the_documents_do_not_give_abstains(real: RealCorpus) -> None:
     assert await decided_by(real, FEE, "topic", ANSWER_TYPE_GATE=False) is None  # the reader alone would answer
     assert await decided_by(real, FEE) == "answer_type"
-    answer = await real.answer(row(FEE))
+    answer = await real.answer(employee_row(FEE))
     assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
 
 
@@ -63,7 +56,7 @@ async def test_an_asked_figure_the_documents_do_not_give_abstains(real: RealCorp
     ],
 )
 async def test_a_stated_figure_goes_through(real: RealCorpus, question: str, fact: str) -> None:
-    answer = await real.answer(row(question))
+    answer = await real.answer(employee_row(question))
     assert not answer.abstained and fact in answer.answer
 
 
@@ -84,7 +77,7 @@ PREMIUM = "What is the monthly premium per $10,000 of Spouse or Domestic Partner
 
 
 async def test_a_figure_of_another_kind_than_the_one_named_does_not_answer(real: RealCorpus) -> None:
-    state = await real.run_until("topic", row(PREMIUM))
+    state = await real.run_until("topic", employee_row(PREMIUM))
     assert not state.finished and state.reading is not None
     shown = [read.span.text for read in state.reading.answer() if read.score >= DEFAULT_READER_MIN_SCORE]
     # The mutation "no kind check" (the quantity check alone) would answer: a shown sentence states figures.
@@ -99,11 +92,11 @@ NEXT_YEAR = "When is open enrollment for the 2027 plan year?"
 
 
 async def test_an_answer_about_another_year_abstains(real: RealCorpus) -> None:
-    state = await real.run_until("topic", row(NEXT_YEAR))
+    state = await real.run_until("topic", employee_row(NEXT_YEAR))
     assert not state.finished and state.reading is not None and "2026 plan year" in state.reading.spans[0].span.text
     assert await decided_by(real, NEXT_YEAR) == "answer_type"
     # The same question about the documented year goes through.
-    answer = await real.answer(row("When was open enrollment for the 2026 plan year?"))
+    answer = await real.answer(employee_row("When was open enrollment for the 2026 plan year?"))
     assert not answer.abstained and "November 3" in answer.answer
 
 

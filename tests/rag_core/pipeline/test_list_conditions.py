@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.eval.gold import GoldRow
-from tests.rag_core.pipeline.conftest import RealCorpus
+from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
@@ -21,10 +20,7 @@ TENURE = (
 
 
 async def test_an_all_of_the_following_list_is_quoted_with_every_condition(real: RealCorpus) -> None:
-    row = GoldRow.model_validate(
-        {"id": "t", "question": TENURE, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
-    )
-    answer = await real.answer(row)
+    answer = await real.answer(employee_row(TENURE))
     assert not answer.abstained
     # The mutation "each list item is a unit" answered with the 20-hour condition alone.
     assert "if all of the following are true" in answer.answer

@@ -7,23 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.eval.gold import GoldRow
 from rag_core.eval.harness import token_for
-from tests.rag_core.pipeline.conftest import RealCorpus
+from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 VISION = "just got married, adding my wife to my vision plan. whats the per paycheck cost for employee + spouse?"
 
 
-def row(question: str) -> GoldRow:
-    return GoldRow.model_validate(
-        {"id": "t", "question": question, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
-    )
-
-
 async def context_documents(real: RealCorpus, question: str, **overrides: object) -> set[str]:
-    state = await real.run_until("context", row(question), **overrides)
+    state = await real.run_until("context", employee_row(question), **overrides)
     return {c.document_id for c in state.context}
 
 
@@ -32,7 +25,7 @@ async def test_a_named_plan_keeps_its_look_alikes_out_of_the_context(real: RealC
     assert "dental-plan-2026" in await context_documents(real, VISION, NAMED_DOCUMENT_SCOPE=False)
     scoped = await context_documents(real, VISION)
     assert "vision-plan-2026" in scoped and "dental-plan-2026" not in scoped
-    answer = await real.answer(row(VISION))
+    answer = await real.answer(employee_row(VISION))
     assert not answer.abstained and "$6.20" in answer.answer
     assert all(c.document_id != "dental-plan-2026" for c in answer.citations)
 
@@ -48,7 +41,7 @@ async def test_only_documents_the_asker_may_search_are_read(real: RealCorpus) ->
     # The scope and the spelling vocabulary read the same set: visible to the asker and not excluded.
     # The mutation "every document" would let an executives-only title or a superseded plan decide.
     pipeline = real.pipeline()
-    asked = row(VISION)
+    asked = employee_row(VISION)
     try:
         state = await pipeline.run_until("scope", asked.question, token_for(real.settings(), asked), as_of=asked.as_of)
         searchable = pipeline.corpus.searchable(state.require_access())

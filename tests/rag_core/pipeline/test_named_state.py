@@ -11,17 +11,11 @@ import pytest
 
 from rag_core.eval.gold import GoldRow
 from rag_core.types import AbstainReason, Answer
-from tests.rag_core.pipeline.conftest import RealCorpus
+from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 HEADLINE = "How many weeks of paid parental leave do I get in California?"
-
-
-def row(question: str, state: str | None = None) -> GoldRow:
-    user: dict[str, object] = {"groups": ["employees"], **({"state": state} if state else {})}
-    fields = {"id": "t", "question": question, "expect": "answer", "user": user, "as_of": "2026-05-01"}
-    return GoldRow.model_validate(fields)
 
 
 async def context_documents(real: RealCorpus, asked: GoldRow) -> set[str]:
@@ -42,7 +36,7 @@ def names_california_policy(answer: Answer) -> bool:
 async def test_another_states_policy_is_not_answered_from_the_askers_own(
     real: RealCorpus, state: str | None, own_policy: str
 ) -> None:
-    asked = row(HEADLINE, state)
+    asked = employee_row(HEADLINE, state)
     # Without the gate the answer would come from the asker's own policy (the mutation "no jurisdiction
     # gate" answers 12 weeks from the US policy).
     assert own_policy in await context_documents(real, asked)
@@ -52,11 +46,13 @@ async def test_another_states_policy_is_not_answered_from_the_askers_own(
 
 
 async def test_a_california_employee_gets_the_california_answer(real: RealCorpus) -> None:
-    answer = await real.answer(row(HEADLINE, "CA"))
+    answer = await real.answer(employee_row(HEADLINE, "CA"))
     assert not answer.abstained and "16 weeks" in answer.answer
 
 
 async def test_a_state_named_in_passing_changes_nothing(real: RealCorpus) -> None:
     # New York has its own parental-leave policy, but nothing about parental leave is in play here.
-    answer = await real.answer(row("When I travel overnight on business to New York, what is the daily meal per diem?"))
+    answer = await real.answer(
+        employee_row("When I travel overnight on business to New York, what is the daily meal per diem?")
+    )
     assert answer.abstain_reason != AbstainReason.OTHER_JURISDICTION

@@ -11,29 +11,22 @@ import math
 
 import pytest
 
-from rag_core.eval.gold import GoldRow
 from rag_core.types import AbstainReason
-from tests.rag_core.pipeline.conftest import RealCorpus
+from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 JOINT = "What is the 2026 limit for the Dependent Care FSA for a married couple filing a joint tax return?"
 
 
-def row(question: str) -> GoldRow:
-    return GoldRow.model_validate(
-        {"id": "t", "question": question, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
-    )
-
-
 async def test_a_strongly_read_answer_passes_the_topic_gate(real: RealCorpus) -> None:
-    answer = await real.answer(row(JOINT))
+    answer = await real.answer(employee_row(JOINT))
     assert not answer.abstained and "$7,500 per household" in answer.answer
     # The mutation "no strong-reading pass" (TOPIC_STRONG_READING=inf) stops it at the topic gate.
-    state = await real.run_until("topic", row(JOINT), TOPIC_STRONG_READING=math.inf)
+    state = await real.run_until("topic", employee_row(JOINT), TOPIC_STRONG_READING=math.inf)
     assert state.abstain_reason is AbstainReason.LOW_SIMILARITY and state.decided_by == "topic"
 
 
 async def test_an_undocumented_topic_still_abstains(real: RealCorpus) -> None:
-    answer = await real.answer(row("Does Fabrikam offer pet insurance for my dog?"))
+    answer = await real.answer(employee_row("Does Fabrikam offer pet insurance for my dog?"))
     assert answer.abstained and answer.abstain_reason is AbstainReason.LOW_SIMILARITY
