@@ -155,6 +155,12 @@ class CoreSettings(BaseSettings):
     # A question that names one of two look-alike documents ("im on northwind standard") is answered
     # from that one: the sibling that never uses the named word leaves the candidates (rag_core.siblings).
     named_document_scope: bool = Field(default=True, alias="NAMED_DOCUMENT_SCOPE")
+    # With the reader on, sentences about what was not asked are not read as answers
+    # (pipeline/read.NotAskedStage; benchmarks/README.md "Reading, session 9"): those under the
+    # section of the sibling of what the question names, and the out-of-pocket maximum for a
+    # question about another maximum.
+    sibling_sections: bool = Field(default=True, alias="SIBLING_SECTIONS")
+    other_maximum: bool = Field(default=True, alias="OTHER_MAXIMUM")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

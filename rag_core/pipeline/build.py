@@ -15,7 +15,14 @@ from rag_core.pipeline.gates import ContextBudget, NamedStateGate, PrecedenceGat
 from rag_core.pipeline.generate import GenerateStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
-from rag_core.pipeline.read import AnswerabilityGate, AnswerTypeGate, KeyWordGate, ReadStage, TopicGate
+from rag_core.pipeline.read import (
+    AnswerabilityGate,
+    AnswerTypeGate,
+    KeyWordGate,
+    NotAskedStage,
+    ReadStage,
+    TopicGate,
+)
 from rag_core.pipeline.rerank import RerankStage
 from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
@@ -108,6 +115,7 @@ def build_pipeline(
                     situation=settings.reader_situation_words,
                 )
             ),
+            NotAskedStage(sibling_sections=settings.sibling_sections, other_maximum=settings.other_maximum),
             AnswerabilityGate(settings.reader_min_score),
         ]
         if reading

@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Sequence
 from functools import partial
 
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.answer_type import lacks_asked_kind, lacks_asked_quantity, names_another_year
-from rag_core.reading.question import asked_terms
-from rag_core.reading.reader import PassageScorer, SpanReader
+from rag_core.reading.answer_type import (
+    asks_another_maximum,
+    lacks_asked_kind,
+    lacks_asked_quantity,
+    names_another_year,
+    names_out_of_pocket,
+)
+from rag_core.reading.question import asked_terms, whole_question
+from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
+from rag_core.reading.sections import sibling_sections
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.text import stem
 from rag_core.types import AbstainReason
@@ -39,6 +47,46 @@ class ReadStage(StageBase):
 
     async def warm_up(self) -> None:
         await asyncio.to_thread(self.reader.scorer.logits, "warm up", ["warm up"])
+
+
+class NotAskedStage(StageBase):
+    """Drops from the reading the sentences about something the question did not ask, however well
+    they read, so the gates and the answer see the rest (nothing left reads as no answer):
+
+    - ``sibling_sections``: sentences under the section of the sibling of what the question names
+      ("Long-Term Disability (LTD)" for a short-term disability question; ``reading.sections``);
+    - ``other_maximum``: the out-of-pocket maximum, for a question about a maximum the plan pays or
+      allows ("the annual benefit maximum for dental services"; ``answer_type.asks_another_maximum``).
+    """
+
+    name = "not_asked"
+
+    def __init__(self, *, sibling_sections: bool = True, other_maximum: bool = True) -> None:
+        self.sibling_sections = sibling_sections
+        self.other_maximum = other_maximum
+
+    async def run(self, state: QueryState) -> None:
+        if state.reading is None or not state.reading.spans:
+            return
+        spans = state.reading.spans
+        if self.sibling_sections:
+            other = sibling_sections(whole_question(state.question), _sections_read(spans))
+            spans = [r for r in spans if (r.span.chunk.document_id, r.span.heading) not in other]
+        if self.other_maximum and asks_another_maximum(whole_question(state.question)):
+            spans = [r for r in spans if not names_out_of_pocket(r.span.in_context())]
+        if len(spans) < len(state.reading.spans):
+            state.reading = Reading(spans, situation=state.reading.situation)
+
+
+def _sections_read(spans: Sequence[ReadSpan]) -> dict[str, tuple[str, dict[str, str]]]:
+    """Each document's title, and the text read under each of its headings."""
+    sections: dict[str, tuple[str, dict[str, str]]] = {}
+    for read in spans:
+        if read.span.heading:
+            chunk = read.span.chunk
+            texts = sections.setdefault(chunk.document_id, (chunk.title, {}))[1]
+            texts[read.span.heading] = f"{texts.get(read.span.heading, '')} {read.span.text}"
+    return sections
 
 
 class AnswerabilityGate(StageBase):

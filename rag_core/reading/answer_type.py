@@ -122,6 +122,33 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
     return not any(kind.search(text) for kind in named for text in texts)
 
 
+# A maximum the plan pays or allows ("the annual benefit maximum for dental", "the yearly $ cap on
+# spinal manipulation", "the annual allowance for contact lenses") is not the out-of-pocket maximum,
+# the most the employee pays: plan summaries state the latter in a sentence that reads as an answer
+# to any "annual maximum" question ("Northwind Health Plus has an out-of-pocket maximum of $4,000 per
+# year." read 4-6 for five such questions the documents do not answer).
+_ASKS_MAXIMUM = re.compile(r"\b(max|maximum|maximums|cap|caps|allowance|limit|limits)\b", re.IGNORECASE)
+_OUT_OF_POCKET = re.compile(r"\bout[- ]of[- ]pocket\b|\boop\b", re.IGNORECASE)
+# "…the most I'd pay", "is there a cap on what we spend", "worst case": the employee's own costs.
+_ASKS_WHAT_YOU_PAY = re.compile(
+    r"\b(i|i'd|i'll|me|we|we'd|us)\b[^?!.]{0,40}?\b(pay|paying|spend|spending|owe)\b|\bworst[- ]case\b", re.IGNORECASE
+)
+
+
+def asks_another_maximum(question: str) -> bool:
+    """Does the question ask for a maximum, cap, limit or allowance that is not the employee's
+    out-of-pocket maximum?"""
+    return bool(
+        _ASKS_MAXIMUM.search(question)
+        and not _OUT_OF_POCKET.search(question)
+        and not _ASKS_WHAT_YOU_PAY.search(question)
+    )
+
+
+def names_out_of_pocket(text: str) -> bool:
+    return bool(_OUT_OF_POCKET.search(text))
+
+
 _YEAR = re.compile(CALENDAR_YEAR)
 
 

@@ -8,6 +8,7 @@ import pytest
 from rag_core.pipeline.read import AnswerTypeGate
 from rag_core.pipeline.state import QueryState
 from rag_core.reading.answer_type import (
+    asks_another_maximum,
     asked_years,
     asks_quantity,
     lacks_asked_kind,
@@ -102,6 +103,34 @@ def test_a_named_kind_of_amount_must_be_named() -> None:
 def test_a_named_kind_only_matters_when_a_quantity_is_asked() -> None:
     assert not lacks_asked_kind("Do copays count toward the deductible?", ["Copays do not count toward it."])
     assert not lacks_asked_kind("How much is the monthly fee?", ["A fee of $3 applies."])  # no kind named
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the annual benefit maximum for dental services under Northwind Health Plus?",
+        "whats the yearly $ cap on spinal manipulation on plus?",
+        "What is the annual allowance for contact lenses?",
+        "What is the maximum dollar amount Northwind Standard will pay for an ambulance?",
+    ],
+)
+def test_a_maximum_the_plan_pays_is_another_maximum(question: str) -> None:
+    assert asks_another_maximum(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the out-of-pocket maximum on the PPO?",
+        "whats the OOP max on plus?",
+        "whats the max i could end up paying this year on the hdhp?",
+        "is there a cap on what we spend in a year?",
+        "worst case, what's the most it costs?",
+        "What is the deductible on the PPO?",
+    ],
+)
+def test_the_members_own_maximum_is_not_another_maximum(question: str) -> None:
+    assert not asks_another_maximum(question)
 
 
 def test_an_answer_about_another_year_does_not_answer() -> None:
