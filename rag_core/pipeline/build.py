@@ -79,7 +79,8 @@ def build_pipeline(
     late: TokenEncoder | None = None,
 ) -> Pipeline:
     """question -> scope -> rewrite -> embed -> retrieve -> gate -> rerank -> named -> context -> jurisdiction
-    -> precedence -> read -> answerable -> topic -> answer_type -> generate -> validate -> support -> amounts.
+    -> precedence -> read -> not_asked -> answerable -> topic -> answer_type -> generate -> validate -> support
+    -> amounts.
     Parts not given are built from ``settings`` (LATE_INTERACTION=none: no token encoder; READER=none: no
     read/answerable/topic)."""
     index = index or open_index(settings)

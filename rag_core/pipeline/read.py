@@ -16,7 +16,7 @@ from rag_core.reading.answer_type import (
     lacks_asked_kind,
     lacks_asked_quantity,
     names_another_year,
-    names_out_of_pocket,
+    names_member_cost,
 )
 from rag_core.reading.question import asked_terms, whole_question
 from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
@@ -55,8 +55,9 @@ class NotAskedStage(StageBase):
 
     - ``sibling_sections``: sentences under the section of the sibling of what the question names
       ("Long-Term Disability (LTD)" for a short-term disability question; ``reading.sections``);
-    - ``other_maximum``: the out-of-pocket maximum, for a question about a maximum the plan pays or
-      allows ("the annual benefit maximum for dental services"; ``answer_type.asks_another_maximum``).
+    - ``other_maximum``: what the member pays (the out-of-pocket maximum, a deductible, a copay…), for
+      a question about a maximum the plan pays or allows ("the annual benefit maximum for dental
+      services"; ``answer_type.asks_another_maximum``).
     """
 
     name = "not_asked"
@@ -73,7 +74,7 @@ class NotAskedStage(StageBase):
             other = sibling_sections(whole_question(state.question), _sections_read(spans))
             spans = [r for r in spans if (r.span.chunk.document_id, r.span.heading) not in other]
         if self.other_maximum and asks_another_maximum(whole_question(state.question)):
-            spans = [r for r in spans if not names_out_of_pocket(r.span.in_context())]
+            spans = [r for r in spans if not names_member_cost(r.span.text)]
         if len(spans) < len(state.reading.spans):
             state.reading = Reading(spans, situation=state.reading.situation)
 

@@ -123,30 +123,45 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 
 
 # A maximum the plan pays or allows ("the annual benefit maximum for dental", "the yearly $ cap on
-# spinal manipulation", "the annual allowance for contact lenses") is not the out-of-pocket maximum,
-# the most the employee pays: plan summaries state the latter in a sentence that reads as an answer
-# to any "annual maximum" question ("Northwind Health Plus has an out-of-pocket maximum of $4,000 per
-# year." read 4-6 for five such questions the documents do not answer).
+# spinal manipulation", "the annual allowance for contact lenses") is not one of what the member
+# pays: the out-of-pocket maximum, the deductible, a copay, coinsurance, a premium. Plan summaries
+# state those in sentences that read as an answer to any "annual maximum" question ("Northwind Health
+# Plus has an out-of-pocket maximum of $4,000 per year." read 4-6 for five such questions the
+# documents do not answer; with it out of the way, "…has a deductible of $2,000 per year." did).
 _ASKS_MAXIMUM = re.compile(r"\b(max|maximum|maximums|cap|caps|allowance|limit|limits)\b", re.IGNORECASE)
-_OUT_OF_POCKET = re.compile(r"\bout[- ]of[- ]pocket\b|\boop\b", re.IGNORECASE)
-# "…the most I'd pay", "is there a cap on what we spend", "worst case": the employee's own costs.
+_MEMBER_COSTS = tuple(
+    re.compile(kind, re.IGNORECASE)
+    for kind in (
+        r"\bout[- ]of[- ]pocket\b|\boop\b",
+        r"\bdeductibles?\b",
+        r"\bco-?pay(?:ment)?s?\b",
+        r"\bco-?insurance\b",
+        r"\bpremiums?\b",
+    )
+)
+# "…the most I'd pay", "is there a cap on what we spend", "worst case", "besides the allowance is there
+# a separate charge": what the employee pays.
 _ASKS_WHAT_YOU_PAY = re.compile(
-    r"\b(i|i'd|i'll|me|we|we'd|us)\b[^?!.]{0,40}?\b(pay|paying|spend|spending|owe)\b|\bworst[- ]case\b", re.IGNORECASE
+    r"\b(i|i'd|i'll|me|we|we'd|us)\b[^?!.]{0,40}?\b(pay|paying|spend|spending|owe)\b|\bworst[- ]case\b"
+    r"|\b(charge|charges|charged|cost|costs|fee|fees|price)\b",
+    re.IGNORECASE,
 )
 
 
 def asks_another_maximum(question: str) -> bool:
-    """Does the question ask for a maximum, cap, limit or allowance that is not the employee's
-    out-of-pocket maximum?"""
+    """Does the question ask for a maximum, cap, limit or allowance the plan pays or allows, not one
+    of what the member pays (it names none of them and does not ask what "I" would pay)?"""
     return bool(
         _ASKS_MAXIMUM.search(question)
-        and not _OUT_OF_POCKET.search(question)
+        and not any(kind.search(question) for kind in _MEMBER_COSTS)
         and not _ASKS_WHAT_YOU_PAY.search(question)
     )
 
 
-def names_out_of_pocket(text: str) -> bool:
-    return bool(_OUT_OF_POCKET.search(text))
+def names_member_cost(text: str) -> bool:
+    """Does ``text`` name one of what the member pays (out-of-pocket maximum, deductible, copay,
+    coinsurance, premium)?"""
+    return any(kind.search(text) for kind in _MEMBER_COSTS)
 
 
 _YEAR = re.compile(CALENDAR_YEAR)

@@ -8,8 +8,8 @@ import pytest
 from rag_core.pipeline.read import AnswerTypeGate
 from rag_core.pipeline.state import QueryState
 from rag_core.reading.answer_type import (
-    asks_another_maximum,
     asked_years,
+    asks_another_maximum,
     asks_quantity,
     lacks_asked_kind,
     lacks_asked_quantity,
@@ -126,6 +126,7 @@ def test_a_maximum_the_plan_pays_is_another_maximum(question: str) -> None:
         "whats the max i could end up paying this year on the hdhp?",
         "is there a cap on what we spend in a year?",
         "worst case, what's the most it costs?",
+        "besides the $150 allowance is there a separate charge for the fitting exam?",
         "What is the deductible on the PPO?",
     ],
 )
