@@ -98,6 +98,7 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
         "jurisdiction",
         "precedence",
         "read",
+        "not_asked",
         "answerable",
         "topic",
         "answer_type",
