@@ -69,11 +69,11 @@ class NotAskedStage(StageBase):
     async def run(self, state: QueryState) -> None:
         if state.reading is None or not state.reading.spans:
             return
-        spans = state.reading.spans
+        spans, question = state.reading.spans, whole_question(state.question)
         if self.sibling_sections:
-            other = sibling_sections(whole_question(state.question), _sections_read(spans))
+            other = sibling_sections(question, _sections_read(spans))
             spans = [r for r in spans if (r.span.chunk.document_id, r.span.heading) not in other]
-        if self.other_maximum and asks_another_maximum(whole_question(state.question)):
+        if self.other_maximum and asks_another_maximum(question):
             spans = [r for r in spans if not names_member_cost(r.span.text)]
         if len(spans) < len(state.reading.spans):
             state.reading = Reading(spans, situation=state.reading.situation)

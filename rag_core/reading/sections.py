@@ -28,8 +28,9 @@ from collections.abc import Mapping
 
 from rag_core.text import stem, terms
 
+# "Eligible" / "Ineligible expenses". ("What Is Covered" / "What Is Not Covered" have no own words at
+# all: "not" is a stopword.)
 _NEGATING_PREFIXES = ("in", "un", "non-", "non", "dis")
-_NEGATIONS = frozenset({"not", "no", "non", "without"})
 _RAW_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 _PARENTHESES = re.compile(r"\([^)]*\)")
 
@@ -47,9 +48,7 @@ def heading_words(heading: str) -> list[str]:
     return words_of(_PARENTHESES.sub(" ", heading))
 
 
-def _negation_pair(mine: frozenset[str], theirs: frozenset[str], own: frozenset[str], other: frozenset[str]) -> bool:
-    if (mine ^ theirs) & _NEGATIONS:
-        return True
+def _negation_pair(own: frozenset[str], other: frozenset[str]) -> bool:
     return any(a == p + b or b == p + a for a in own for b in other for p in _NEGATING_PREFIXES)
 
 
@@ -63,7 +62,7 @@ def own_words(heading: str, sibling: str, title: str = "") -> frozenset[str] | N
     mine, theirs = frozenset(words), frozenset(sibling_words)
     in_title = frozenset(words_of(title))
     own, other = mine - theirs - in_title, theirs - mine - in_title
-    if not own or not other or _negation_pair(mine, theirs, own, other):
+    if not own or not other or _negation_pair(own, other):
         return None
     return own
 
@@ -75,7 +74,7 @@ def _joined(text: str, longest: int = 3) -> frozenset[str]:
 
 
 def question_words(question: str) -> frozenset[str]:
-    """The question's topic words, and its runs of adjacent words joined by hyphens ("short term" ->
+    """The question's words, and its runs of adjacent words joined by hyphens ("short term" ->
     "short-term"), so a compound is named however it is typed and "how long" is not "long-term"."""
     return frozenset(words_of(question)) | _joined(question)
 
