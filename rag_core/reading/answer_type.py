@@ -129,15 +129,10 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 # Plus has an out-of-pocket maximum of $4,000 per year." read 4-6 for five such questions the
 # documents do not answer; with it out of the way, "…has a deductible of $2,000 per year." did).
 _ASKS_MAXIMUM = re.compile(r"\b(max|maximum|maximums|cap|caps|allowance|limit|limits)\b", re.IGNORECASE)
-_MEMBER_COSTS = tuple(
-    re.compile(kind, re.IGNORECASE)
-    for kind in (
-        r"\bout[- ]of[- ]pocket\b|\boop\b",
-        r"\bdeductibles?\b",
-        r"\bco-?pay(?:ment)?s?\b",
-        r"\bco-?insurance\b",
-        r"\bpremiums?\b",
-    )
+# What the member pays: the out-of-pocket maximum and the named kinds of amount above.
+_MEMBER_COSTS = (
+    re.compile(r"\bout[- ]of[- ]pocket\b|\boop\b", re.IGNORECASE),
+    *(asked for asked, _named in _AMOUNT_KINDS),
 )
 # "…the most I'd pay", "is there a cap on what we spend", "worst case", "besides the allowance is there
 # a separate charge": what the employee pays.

@@ -19,6 +19,9 @@ in "Coordination with California Paid Family Leave", against "Paid parental leav
 under "Scheduling Your Leave"). Pairs that differ by a negation ("Eligible expenses" /
 "Ineligible expenses") are not siblings: "is X eligible?" may be answered by the list of ineligible
 ones.
+
+The document-level counterpart is ``rag_core.siblings`` (look-alike documents, told apart by their
+titles, before the context is cut); this module works on the sections of the sentences read.
 """
 
 from __future__ import annotations
