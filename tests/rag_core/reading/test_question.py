@@ -124,3 +124,30 @@ def test_the_reader_reads_the_question_without_the_year_put_on_it() -> None:
     assert whole_question("how much rolls over into 2027?") == "how much rolls over into 2027?"
     assert whole_question("is $2,026 the max?") == "is $2,026 the maximum?"  # an amount, not a year
     assert whole_question("what is it ?") == "what is it ?"  # nothing else changes
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        (
+            "Could you please confirm the in-network emergency room copay under the PPO Plan?",
+            "The in-network emergency room copay under the PPO Plan?",
+        ),
+        ("Can you tell me how much is deducted from each paycheck?", "How much is deducted from each paycheck?"),
+        (
+            "For an org chart I am preparing, could you confirm which position the VP of Sales reports to?",
+            "For an org chart I am preparing, which position the VP of Sales reports to?",
+        ),
+        ("I was wondering if the HSA rolls over?", "The HSA rolls over?"),
+        ("pls tell me, can you let me know whats the copay", "pls tell me, whats the copay"),
+    ],
+)
+def test_the_reader_reads_the_question_without_a_polite_request_around_it(typed: str, read: str) -> None:
+    # "Could you please tell me…" read the answering row at 1.93, the bare question at 4.21
+    assert whole_question(typed) == read
+
+
+def test_a_request_inside_the_question_stays() -> None:
+    # only where a clause opens: "can you" asking about the employee's rights is the question itself
+    assert whole_question("Can you carry over unused vacation?") == "Can you carry over unused vacation?"
+    assert whole_question("Who can confirm my enrollment?") == "Who can confirm my enrollment?"
