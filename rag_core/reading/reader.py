@@ -112,7 +112,7 @@ def read_logits(
     (benchmarks/README.md "Reading, session 5"): on 23 tuning sets +19 right answers and +4 near
     misses answered; on the two sealed sets written after it +6 right answers, +1 wrong and +2 near
     misses answered. More reach, less safety: an HR team's choice, not the default."""
-    framed = [s.in_context() for s in spans]
+    framed = [s.for_reader() for s in spans]
     whole = whole_question(question)
     words = situation_words(question) if situation else []
     asked = reader_queries(question)

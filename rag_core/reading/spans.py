@@ -43,6 +43,32 @@ class Span:
         hearing-exam question answered with the vision plan's eye-exam copay; benchmarks/README.md.)"""
         return f"{self.heading}: {self.text}" if self.heading and self.heading not in self.text else self.text
 
+    def for_reader(self) -> str:
+        """What the cross-encoder reads: the span under its heading, a table row written out as
+        a statement about its label ("Coverage tier: Family; PPO Plan (per paycheck): $212.00" ->
+        "Family (coverage tier): PPO Plan (per paycheck) is $212.00"). The model was trained on web
+        prose; a row keyed column by column reads 0.5-1 logit under the same facts written out
+        (benchmarks/README.md "Reading, session 10")."""
+        text = row_statement(self.text) or self.text
+        return f"{self.heading}: {text}" if self.heading and self.heading not in self.text else text
+
+
+# A table row as the chunker writes it: "<first column>: <label>; <column>: <value>; ...".
+_ROW = re.compile(r"^(?P<column>[^:;\n]{2,60}): (?P<label>[^;\n]{1,120}); (?P<rest>[^:;\n]{2,80}: .*)$")
+
+
+def row_statement(text: str) -> str | None:
+    """A table row written out label first, each further cell as "<column> is <value>"; None when
+    ``text`` is not a row."""
+    match = _ROW.match(text)
+    if match is None:
+        return None
+    cells = []
+    for cell in match["rest"].rstrip(".").split("; "):
+        column, sep, value = cell.partition(": ")
+        cells.append(f"{column} is {value}" if sep else cell)
+    return f"{match['label']} ({match['column'].lower()}): {', '.join(cells)}."
+
 
 def _is_heading(line: str, is_last: bool) -> bool:
     """A short line without closing punctuation followed by more text: a section heading the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading.spans import spans_of, split_spans
+from rag_core.reading.spans import row_statement, spans_of, split_spans
 from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.unit
@@ -73,3 +73,19 @@ def test_an_faq_question_is_one_unit_with_the_sentences_that_answer_it() -> None
     ]
     for span in spans:
         assert chunk.content[span.start : span.end] == span.text
+
+
+def test_the_reader_reads_a_table_row_written_out_label_first() -> None:
+    row = "Coverage tier: Family; PPO Plan (per paycheck): $212.00; HDHP with HSA (per paycheck): $104.00."
+    assert row_statement(row) == (
+        "Family (coverage tier): PPO Plan (per paycheck) is $212.00, HDHP with HSA (per paycheck) is $104.00."
+    )
+    # a sentence with a colon is not a row, and is read as written
+    assert row_statement("Elimination period: 180 days (26 weeks), so LTD begins when STD ends.") is None
+    chunk = candidate("handbook_p1_c00", BODY, title="Employee Handbook", heading="Time Off")
+    row_span, sentence = split_spans(chunk)[2], split_spans(chunk)[3]
+    assert row_span.for_reader() == (
+        "Paid Time Off (Vacation): Less than 3 years (years of service): Annual vacation is 15 days (120 hours)."
+    )
+    assert row_span.in_context().startswith("Paid Time Off (Vacation): Years of service: Less than 3 years;")
+    assert sentence.for_reader() == sentence.in_context()
