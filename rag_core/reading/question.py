@@ -125,10 +125,10 @@ def reader_queries(question: str, max_clauses: int = 2) -> list[str]:
     the whole, and "whats the out-of-pocket maximum on the PPO?"). A clause that only tells
     the situation ("we just got married") is never read alone: it is context, not a question."""
     whole = whole_question(question)
-    parts = _clauses(whole)
+    parts = _parts(question)
     if len(parts) < 2:
         return [whole]
-    asked = [p for p in dict.fromkeys(parts) if _asks_alone(p) and p != whole]
+    asked = [a for a in dict.fromkeys(without_courtesy(p) for p in parts if _asks_alone(p)) if a != whole]
     if len(asked) >= 2:
         # A question in parts ("How does X affect costs, and what are the exceptions?"): the parts
         # cover it, and reading the whole as well would cost a third of the reader's time for the
@@ -179,25 +179,37 @@ def without_courtesy(text: str) -> str:
     return stripped
 
 
-def whole_question(question: str) -> str:
-    """The question as the reader reads it whole: one line, abbreviations written out, a calendar
-    year put on the whole question left out. The documents are this year's, and such a year made
+def _one_line(question: str) -> str:
+    """The question on one line, abbreviations written out, a calendar year put on the whole
+    question left out. The documents are this year's, and such a year made
     their boilerplate read as the answer: "…deductible under the PPO Plan for the 2026 plan year?" read
     the summary's "…offers … for the 2026 plan year: the Fabrikam PPO Plan and…" at 4.65 and the
     deductible row at 0.67. Whether the answer speaks for the asked year is the answer-type gate's
     check (``answer_type.names_another_year``), on the question as typed. Session 8: on 46 sets
     formal right answers 409 -> 413 and wrong 69 -> 65, nothing lost; on holdout-chat-25, written
     after it, one more right answer and one more near miss refused."""
-    text = without_courtesy(" ".join(question.split()))
+    text = " ".join(question.split())
     if _YEAR_PUT_ON_QUESTION.search(text):
         text = re.sub(r" (?=[?.!,;:])", "", " ".join(_YEAR_PUT_ON_QUESTION.sub(" ", text).split()))
     return expand_abbreviations(text)
 
 
+def whole_question(question: str) -> str:
+    """The question as the reader reads it whole (``_one_line``), without the polite request around
+    it (``without_courtesy``)."""
+    return without_courtesy(_one_line(question))
+
+
+def _parts(question: str) -> list[str]:
+    """The question's clauses as typed: a polite request still opens its clause, so "could you confirm
+    whether drugs have a separate deductible" is known for a question before the request goes."""
+    return _clauses(_one_line(question))
+
+
 def situation_words(question: str) -> list[str]:
     """The topic words of the parts of a question never read alone (the situation told around it:
     "doc says try acupuncture" -> ["acupuncture"]), lower-cased, in order, once each."""
-    parts = _clauses(whole_question(question))
+    parts = _parts(question)
     if len(parts) < 2:
         return []
     words = (w.lower() for p in parts if not _asks_alone(p) for w in _WORD.findall(p))

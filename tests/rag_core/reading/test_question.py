@@ -151,3 +151,15 @@ def test_a_request_inside_the_question_stays() -> None:
     # only where a clause opens: "can you" asking about the employee's rights is the question itself
     assert whole_question("Can you carry over unused vacation?") == "Can you carry over unused vacation?"
     assert whole_question("Who can confirm my enrollment?") == "Who can confirm my enrollment?"
+
+
+def test_a_clause_opened_by_a_request_is_still_read_alone() -> None:
+    # the request marks the clause as a question before it goes (c30-04 lost its asking clause)
+    question = (
+        "Hello, I am on the Northwind Standard plan and take several maintenance medications. Could you "
+        "confirm whether prescription drugs have a separate deductible, and if so, what the amount is?"
+    )
+    assert reader_queries(question) == [
+        "Prescription drugs have a separate deductible",
+        "what the amount is?",
+    ]
