@@ -1,27 +1,55 @@
-"""Session 10's once-run sets, before/after (one-off; run from the repo root):
-    SETS=h31,c31 python3 benchmarks/results/s10/cmp_sealed.py benchmarks/results/s10/once/base benchmarks/results/s10/once/combo2
-Each row's outcome by the strict measure (every must_include string in the answer)."""
-import json,sys
-from pathlib import Path
+"""Session 10's once-run sets, before / after (one-off; run from the repo root):
+
+    SETS=h31,c31 python3 benchmarks/results/s10/cmp_sealed.py \
+        benchmarks/results/s10/once/base benchmarks/results/s10/once/combo2
+
+Each row's outcome by the strict measure (every must_include string in the answer), counted per run,
+then the rows whose outcome differs between the first and the last run.
+"""
+
+import json
 import os
-FILES={'h29':'corpus/holdout-chat-29.jsonl','h30':'corpus/holdout-chat-30.jsonl','h31':'corpus/holdout-chat-31.jsonl',
-       'c29':'benchmarks/contoso_holdout_24.jsonl','c30':'benchmarks/contoso_holdout_25.jsonl','c31':'benchmarks/contoso_holdout_26.jsonl'}
-sets={k:FILES[k] for k in os.environ.get('SETS','h29,c29').split(',')}
-def sq(t): return t.replace(' ','').lower()
-for name,path in sets.items():
-    rows={json.loads(l)['id']:json.loads(l) for l in open(path)}
-    res={}
-    for run in sys.argv[1:]:
-        out={}
-        for l in open(f'{run}/{name}.details'):
-            d=json.loads(l); r=rows[d['id']]
-            if r['expect']=='abstain': o='abstained' if d['abstained'] else 'answered'
-            elif d['abstained']: o='abstained'
-            else: o='right' if all(sq(m) in sq(d['answer']) for m in r['must_include']) else 'wrong'
-            out[d['id']]=(r['category'],o)
-        res[run]=out
-        from collections import Counter
-        print(name, run, sorted(Counter(out.values()).items()))
-    a,b=sys.argv[1],sys.argv[-1]
-    for i in rows:
-        if res[a][i]!=res[b][i]: print('  ',i,res[a][i],'->',res[b][i][1])
+import sys
+from collections import Counter
+
+FILES = {
+    "h29": "corpus/holdout-chat-29.jsonl",
+    "h30": "corpus/holdout-chat-30.jsonl",
+    "h31": "corpus/holdout-chat-31.jsonl",
+    "c29": "benchmarks/contoso_holdout_24.jsonl",
+    "c30": "benchmarks/contoso_holdout_25.jsonl",
+    "c31": "benchmarks/contoso_holdout_26.jsonl",
+}
+
+
+def squash(text: str) -> str:
+    return text.replace(" ", "").lower()
+
+
+def outcome(record: dict, row: dict) -> str:
+    if row["expect"] == "abstain":
+        return "abstained" if record["abstained"] else "answered"
+    if record["abstained"]:
+        return "abstained"
+    return "right" if all(squash(m) in squash(record["answer"]) for m in row["must_include"]) else "wrong"
+
+
+def main() -> None:
+    runs = sys.argv[1:]
+    for name in os.environ.get("SETS", "h29,c29").split(","):
+        with open(FILES[name], encoding="utf-8") as handle:
+            rows = {r["id"]: r for r in map(json.loads, handle)}
+        results = {}
+        for run in runs:
+            with open(f"{run}/{name}.details", encoding="utf-8") as handle:
+                records = [json.loads(line) for line in handle]
+            results[run] = {r["id"]: (rows[r["id"]]["category"], outcome(r, rows[r["id"]])) for r in records}
+            print(name, run, sorted(Counter(results[run].values()).items()))
+        first, last = results[runs[0]], results[runs[-1]]
+        for row_id in rows:
+            if first[row_id] != last[row_id]:
+                print("  ", row_id, first[row_id], "->", last[row_id][1])
+
+
+if __name__ == "__main__":
+    main()

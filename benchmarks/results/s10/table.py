@@ -1,39 +1,48 @@
 """The final-figures table from a run_all_sets.sh output directory (one-off; figures only):
-    python3 benchmarks/results/s10/table.py benchmarks/results/s10/final
+
+python3 benchmarks/results/s10/table.py DIR
 """
+
 import json
 import sys
 from pathlib import Path
 
 
-def cell(value, digits=2):
+def cell(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def row(name, d):
+def row(name: str, d: dict) -> str:
     cats = d.get("by_category") or {}
-    f, c, nm = cats.get("formal"), cats.get("chat"), cats.get("near-miss")
-    if f or c:
-        acc = " / ".join(cell(x["answer_accuracy"]) if x else "—" for x in (f, c))
-        ans = " / ".join(cell(x["answered_rate"]) if x else "—" for x in (f, c))
+    formal, chat, near = cats.get("formal"), cats.get("chat"), cats.get("near-miss")
+    if formal or chat:
+        acc = " / ".join(cell(x["answer_accuracy"]) if x else "—" for x in (formal, chat))
+        answered = " / ".join(cell(x["answered_rate"]) if x else "—" for x in (formal, chat))
     else:
-        acc, ans = cell(d["answer_accuracy"]), cell(d["answered_rate"])
-    recall = nm["abstain_recall"] if nm else d.get("abstain_recall")
-    lat = d["latency_ms"]["total"]
+        acc, answered = cell(d["answer_accuracy"]), cell(d["answered_rate"])
+    recall = near["abstain_recall"] if near else d.get("abstain_recall")
+    total = d["latency_ms"]["total"]
     return (
-        f"| {name} | {cell(d['hit_at_5'])} / {cell(d['mrr'], 3)} | {acc} | {ans} | {cell(recall) if recall is not None else 'n/a'} "
-        f"| {d['leakage']} / {d['invalid_citations']} | {lat['p50']:.0f} / {lat['p95']:.0f} |"
+        f"| {name} | {cell(d['hit_at_5'])} / {cell(d['mrr'], 3)} | {acc} | {answered} "
+        f"| {cell(recall) if recall is not None else 'n/a'} | {d['leakage']} / {d['invalid_citations']} "
+        f"| {total['p50']:.0f} / {total['p95']:.0f} |"
     )
 
 
-out = Path(sys.argv[1])
-names = ["gold", "holdout", "chat-dev", "holdout-chat", *[f"holdout-chat-{i}" for i in range(2, 40)], "contoso",
-         "contoso-holdout", *[f"contoso-holdout-{i}" for i in range(2, 40)]]
-p95s = []
-for name in names:
-    path = out / f"{name}.json"
-    if path.exists():
-        d = json.loads(path.read_text())
-        print(row(name, d))
-        p95s.append(d["latency_ms"]["total"]["p95"])
-print(f"p95 {min(p95s):.0f}-{max(p95s):.0f} ms, <= 250 on {sum(p <= 250 for p in p95s)} of {len(p95s)}", file=sys.stderr)
+def main() -> None:
+    out = Path(sys.argv[1])
+    fabrikam = ["gold", "holdout", "chat-dev", "holdout-chat", *[f"holdout-chat-{i}" for i in range(2, 40)]]
+    contoso = ["contoso", "contoso-holdout", *[f"contoso-holdout-{i}" for i in range(2, 40)]]
+    p95s = []
+    for name in fabrikam + contoso:
+        path = out / f"{name}.json"
+        if path.exists():
+            d = json.loads(path.read_text())
+            print(row(name, d))
+            p95s.append(d["latency_ms"]["total"]["p95"])
+    within = sum(p <= 250 for p in p95s)
+    print(f"p95 {min(p95s):.0f}-{max(p95s):.0f} ms, <= 250 on {within} of {len(p95s)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
