@@ -161,6 +161,8 @@ class CoreSettings(BaseSettings):
     # question about another maximum.
     sibling_sections: bool = Field(default=True, alias="SIBLING_SECTIONS")
     other_maximum: bool = Field(default=True, alias="OTHER_MAXIMUM")
+    # … and table rows keyed by a range that does not hold the number the asker states ("4 yrs").
+    range_rows: bool = Field(default=True, alias="RANGE_ROWS")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

@@ -116,7 +116,11 @@ def build_pipeline(
                     situation=settings.reader_situation_words,
                 )
             ),
-            NotAskedStage(sibling_sections=settings.sibling_sections, other_maximum=settings.other_maximum),
+            NotAskedStage(
+                sibling_sections=settings.sibling_sections,
+                other_maximum=settings.other_maximum,
+                range_rows=settings.range_rows,
+            ),
             AnswerabilityGate(settings.reader_min_score),
         ]
         if reading

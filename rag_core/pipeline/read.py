@@ -20,6 +20,8 @@ from rag_core.reading.answer_type import (
 )
 from rag_core.reading.question import asked_terms, whole_question
 from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
+from rag_core.reading.spans import row_label
+from rag_core.reading.ranges import rows_out_of_range
 from rag_core.reading.sections import sibling_sections
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.text import stem
@@ -57,14 +59,17 @@ class NotAskedStage(StageBase):
       ("Long-Term Disability (LTD)" for a short-term disability question; ``reading.sections``);
     - ``other_maximum``: what the member pays (the out-of-pocket maximum, a deductible, a copay…), for
       a question about a maximum the plan pays or allows ("the annual benefit maximum for dental
-      services"; ``answer_type.asks_another_maximum``).
+      services"; ``answer_type.asks_another_maximum``);
+    - ``range_rows``: table rows keyed by a range that does not hold the number the asker states
+      ("been here 4 yrs" rules out the "Less than 3 years" and "6 or more years" rows; ``reading.ranges``).
     """
 
     name = "not_asked"
 
-    def __init__(self, *, sibling_sections: bool = True, other_maximum: bool = True) -> None:
+    def __init__(self, *, sibling_sections: bool = True, other_maximum: bool = True, range_rows: bool = True) -> None:
         self.sibling_sections = sibling_sections
         self.other_maximum = other_maximum
+        self.range_rows = range_rows
 
     async def run(self, state: QueryState) -> None:
         if state.reading is None or not state.reading.spans:
@@ -75,6 +80,9 @@ class NotAskedStage(StageBase):
             spans = [r for r in spans if (r.span.chunk.document_id, r.span.heading) not in other]
         if self.other_maximum and asks_another_maximum(question):
             spans = [r for r in spans if not names_member_cost(r.span.text)]
+        if self.range_rows:
+            outside = rows_out_of_range(question, _row_labels_read(spans))
+            spans = [r for r in spans if _row_key(r) not in outside]
         if len(spans) < len(state.reading.spans):
             state.reading = Reading(spans, situation=state.reading.situation)
 
@@ -88,6 +96,20 @@ def _sections_read(spans: Sequence[ReadSpan]) -> dict[str, tuple[str, dict[str, 
             texts = sections.setdefault(chunk.document_id, (chunk.title, {}))[1]
             texts[read.span.heading] = f"{texts.get(read.span.heading, '')} {read.span.text}"
     return sections
+
+
+def _row_key(read: ReadSpan) -> tuple[str, str, str] | None:
+    label = row_label(read.span.text)
+    return (read.span.chunk.document_id, *label) if label else None
+
+
+def _row_labels_read(spans: Sequence[ReadSpan]) -> dict[tuple[str, str], list[str]]:
+    """The labels of each document's table rows read, by first column."""
+    tables: dict[tuple[str, str], list[str]] = {}
+    for read in spans:
+        if (key := _row_key(read)) is not None:
+            tables.setdefault(key[:2], []).append(key[2])
+    return tables
 
 
 class AnswerabilityGate(StageBase):

@@ -57,6 +57,12 @@ class Span:
 _ROW = re.compile(r"^(?P<column>[^:;\n]{2,60}): (?P<label>[^;\n]{1,120}); (?P<rest>[^:;\n]{2,80}: .*)$")
 
 
+def row_label(text: str) -> tuple[str, str] | None:
+    """(first column, label) of a table row ("Years of service", "3 to 5 years"); None for a sentence."""
+    match = _ROW.match(text)
+    return (match["column"], match["label"]) if match else None
+
+
 def row_statement(text: str) -> str | None:
     """A table row written out label first, each further cell as "<column> is <value>"; None when
     ``text`` is not a row."""

@@ -1,0 +1,100 @@
+"""Table rows keyed by a range the asker's own number falls outside.
+
+A handbook's vacation table keys its rows by years of service ("Less than 3 years", "3 to 5 years",
+"6 or more years"). The reader cannot compare numbers: "been here 4 yrs… whats the max vacation
+balance before i stop accruing" read the "Less than 3 years" and "6 or more years" rows as well as
+the "3 to 5 years" one, and the answer showed those two. When the question states one number in the
+rows' unit ("4 yrs", "seven years", "a 4-year anniversary") and one row's range holds it, the rows
+whose ranges do not are about someone else.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "twenty": 20,
+}  # fmt: skip
+_UNITS = {
+    "yr": "year", "yrs": "year", "year": "year", "years": "year",
+    "mo": "month", "mos": "month", "month": "month", "months": "month",
+    "wk": "week", "wks": "week", "week": "week", "weeks": "week",
+    "day": "day", "days": "day",
+    "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour",
+}  # fmt: skip
+_NUMBER = r"(?P<n>\d+(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
+_UNIT = r"(?P<unit>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+# "4 yrs", "seven years", "a 4-year anniversary", "4+ years", "4yrs"
+_AMOUNT = re.compile(rf"(?<![\w$.,]){_NUMBER}\s*\+?\s*-?\s*{_UNIT}", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Range:
+    """A half-open range [low, high) of ``unit``."""
+
+    low: float
+    high: float
+    unit: str
+
+    def holds(self, value: float) -> bool:
+        return self.low <= value < self.high
+
+
+def _number(text: str) -> float:
+    return float(_NUMBER_WORDS.get(text.lower(), text) if not text[0].isdigit() else text)
+
+
+_BELOW = re.compile(rf"^(?:less than|fewer than|under|below)\s+{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
+_BETWEEN = re.compile(
+    rf"^(?P<a>\d+)\s*(?:to|-|–|through)\s*{_NUMBER}\s+{_UNIT}$",
+    re.IGNORECASE,
+)
+_FROM = re.compile(rf"^{_NUMBER}\s*(?:\+|or more|and (?:over|up|more))\s*{_UNIT}$", re.IGNORECASE)
+_ABOVE = re.compile(rf"^(?:more than|over)\s+{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
+
+
+def label_range(label: str) -> Range | None:
+    """The range a row label names ("Less than 3 years" -> [0, 3) years; "3 to 5 years" -> [3, 6):
+    whole units, so 5.5 years of service is still "3 to 5"; "6 or more years" -> [6, inf)), or None."""
+    text = " ".join(label.split()).strip(" .")
+    if match := _BELOW.match(text):
+        return Range(0.0, _number(match["n"]), _UNITS[match["unit"].lower()])
+    if match := _BETWEEN.match(text):
+        return Range(float(match["a"]), _number(match["n"]) + 1, _UNITS[match["unit"].lower()])
+    if match := _FROM.match(text):
+        return Range(_number(match["n"]), math.inf, _UNITS[match["unit"].lower()])
+    if match := _ABOVE.match(text):
+        return Range(math.nextafter(_number(match["n"]), math.inf), math.inf, _UNITS[match["unit"].lower()])
+    return None
+
+
+def stated_amounts(question: str) -> dict[str, set[float]]:
+    """The numbers the question states per unit ("been here 4 yrs, 20 hrs a week" -> year {4}, hour {20})."""
+    out: dict[str, set[float]] = {}
+    for match in _AMOUNT.finditer(question):
+        out.setdefault(_UNITS[match["unit"].lower()], set()).add(_number(match["n"]))
+    return out
+
+
+def rows_out_of_range(question: str, tables: Mapping[tuple[str, str], Sequence[str]]) -> set[tuple[str, str, str]]:
+    """The (document, first column, label) rows whose range does not hold the one number the question
+    states in their unit, when another row of the same table holds it. ``tables``: the labels read
+    of each document's table, by first column."""
+    stated = stated_amounts(question)
+    out: set[tuple[str, str, str]] = set()
+    for (document, column), labels in tables.items():
+        ranges = {label: r for label in set(labels) if (r := label_range(label)) is not None}
+        units = {r.unit for r in ranges.values()}
+        if len(ranges) < 2 or len(units) != 1:
+            continue
+        values = stated.get(next(iter(units)), set())
+        if len(values) != 1:
+            continue
+        value = next(iter(values))
+        if any(r.holds(value) for r in ranges.values()):
+            out |= {(document, column, label) for label, r in ranges.items() if not r.holds(value)}
+    return out
