@@ -4,6 +4,8 @@ are not read as its answer, however well they read.
 - Over the project's corpus: a question that names short-term disability is not answered from the
   long-term disability section ("…Elimination period: 180 days (26 weeks), so LTD begins when STD
   ends." read 5.44, the STD section's "Benefits begin on the 8th day of disability." 4.94).
+- Over the project's corpus: an employee who states their years of service is answered from the
+  vacation table's row for them, not the rows for less or more service.
 - Over the fixture corpus: a question about a maximum the plan pays is not answered with the HMO's
   out-of-pocket maximum, the most the member pays.
 """
@@ -33,6 +35,18 @@ async def test_the_named_sibling_answers_not_the_one_that_reads_better(real: Rea
 async def test_the_sibling_section_stays_when_the_question_names_it(real: RealCorpus) -> None:
     answer = await real.answer(employee_row("What is the elimination period for long-term disability?"))
     assert not answer.abstained and "180 days" in answer.answer
+
+
+TENURE = "been here 4 yrs and i barely take PTO... whats the max vacation balance before i stop accruing"
+
+
+async def test_the_row_for_the_askers_years_answers_not_the_other_ranges(real: RealCorpus) -> None:
+    # The mutation "read every range" shows the "Less than 3 years" row (180 hours) as well.
+    without = await real.answer(employee_row(TENURE), RANGE_ROWS=False)
+    assert not without.abstained and "Less than 3 years" in without.answer
+    answer = await real.answer(employee_row(TENURE))
+    assert not answer.abstained and "240 hours" in answer.answer
+    assert "Less than 3 years" not in answer.answer and "6 or more years" not in answer.answer
 
 
 PLAN_MAXIMUM = "What is the HMO annual benefit maximum?"

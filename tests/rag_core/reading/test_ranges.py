@@ -1,0 +1,65 @@
+"""Table rows keyed by a range the asker's number falls outside (``rag_core.reading.ranges``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rag_core.reading.ranges import Range, label_range, rows_out_of_range, stated_amounts
+
+pytestmark = pytest.mark.unit
+
+VACATION = {("employee-handbook-2026", "Years of service"): ["Less than 3 years", "3 to 5 years", "6 or more years"]}
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Less than 3 years", Range(0.0, 3.0, "year")),
+        ("3 to 5 years", Range(3.0, 6.0, "year")),  # whole years: 5.5 years of service is still "3 to 5"
+        ("6 or more years", Range(6.0, math.inf, "year")),
+        ("10+ years", Range(10.0, math.inf, "year")),
+        ("Under 90 days", Range(0.0, 90.0, "day")),
+        ("Family", None),
+        ("Employee + child(ren)", None),
+    ],
+)
+def test_a_row_label_names_a_range(label: str, expected: Range | None) -> None:
+    assert label_range(label) == expected
+
+
+def test_more_than_excludes_the_number_itself() -> None:
+    above = label_range("More than 10 years")
+    assert above is not None and not above.holds(10) and above.holds(10.5)
+
+
+@pytest.mark.parametrize(
+    ("question", "amounts"),
+    [
+        ("been here 4 yrs and i barely take PTO", {"year": {4.0}}),
+        ("I have been with Fabrikam for seven years.", {"year": {7.0}}),
+        ("just hit my 4-year work anniversary", {"year": {4.0}}),
+        ("i work 20 hrs a week, 2 years in", {"hour": {20.0}, "year": {2.0}}),
+        ("does $4 years of premiums count?", {}),  # an amount, not a count of years
+        ("hired in 2019", {}),
+    ],
+)
+def test_the_numbers_a_question_states_per_unit(question: str, amounts: dict[str, set[float]]) -> None:
+    assert stated_amounts(question) == amounts
+
+
+def test_the_rows_whose_range_misses_the_askers_number_go() -> None:
+    out = rows_out_of_range("been here 4 yrs, whats the max vacation balance?", VACATION)
+    assert out == {
+        ("employee-handbook-2026", "Years of service", "Less than 3 years"),
+        ("employee-handbook-2026", "Years of service", "6 or more years"),
+    }
+
+
+def test_no_number_or_several_or_none_held_rules_out_nothing() -> None:
+    assert rows_out_of_range("how much vacation do I get?", VACATION) == set()
+    assert rows_out_of_range("I'm 4 years in, my wife 7 years: who accrues more?", VACATION) == set()
+    assert rows_out_of_range("I worked 30 hours this week", VACATION) == set()  # another unit
+    # a table of one range row, or rows in mixed units, is not a range-keyed table
+    assert rows_out_of_range("4 years in", {("d", "Tenure"): ["3 to 5 years"]}) == set()
