@@ -30,6 +30,12 @@ pytestmark = pytest.mark.unit
         ("does dental cover ortho", "does dental cover orthodontia"),
         ("reduced hrs w/o a pay cut? min hrs/wk", "reduced hours without a pay cut? minimum hours/week"),
         ("is the eval exam extra? next appt", "is the evaluation exam extra? next appointment"),
+        ("how often are perf reviews? asking abt my mgr", "how often are performance reviews? asking about my manager"),
+        (
+            "wfh ppl in my dept, any info b/c dr said",
+            "work from home people in my department, any information because doctor said",
+        ),
+        ("U.S. employees", "U.S. employees"),  # no single-letter shorthand
     ],
 )
 def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
@@ -139,7 +145,7 @@ def test_the_reader_reads_the_question_without_the_year_put_on_it() -> None:
             "For an org chart I am preparing, which position the VP of Sales reports to?",
         ),
         ("I was wondering if the HSA rolls over?", "The HSA rolls over?"),
-        ("pls tell me, can you let me know whats the copay", "pls tell me, whats the copay"),
+        ("pls tell me, can you let me know whats the copay", "please tell me, whats the copay"),
     ],
 )
 def test_the_reader_reads_the_question_without_a_polite_request_around_it(typed: str, read: str) -> None:
