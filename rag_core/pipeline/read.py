@@ -19,10 +19,10 @@ from rag_core.reading.answer_type import (
     names_member_cost,
 )
 from rag_core.reading.question import asked_terms, whole_question
-from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
-from rag_core.reading.spans import row_label
 from rag_core.reading.ranges import rows_out_of_range
+from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
 from rag_core.reading.sections import sibling_sections
+from rag_core.reading.spans import row_label
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.text import stem
 from rag_core.types import AbstainReason
