@@ -45,7 +45,7 @@ class Range:
 
 
 def _number(text: str) -> float:
-    return float(_NUMBER_WORDS.get(text.lower(), text) if not text[0].isdigit() else text)
+    return float(text) if text[0].isdigit() else float(_NUMBER_WORDS[text.lower()])
 
 
 _BELOW = re.compile(rf"^(?:less than|fewer than|under|below)\s+{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
@@ -61,14 +61,16 @@ def label_range(label: str) -> Range | None:
     """The range a row label names ("Less than 3 years" -> [0, 3) years; "3 to 5 years" -> [3, 6):
     whole units, so 5.5 years of service is still "3 to 5"; "6 or more years" -> [6, inf)), or None."""
     text = " ".join(label.split()).strip(" .")
-    if match := _BELOW.match(text):
-        return Range(0.0, _number(match["n"]), _UNITS[match["unit"].lower()])
-    if match := _BETWEEN.match(text):
-        return Range(float(match["a"]), _number(match["n"]) + 1, _UNITS[match["unit"].lower()])
-    if match := _FROM.match(text):
-        return Range(_number(match["n"]), math.inf, _UNITS[match["unit"].lower()])
-    if match := _ABOVE.match(text):
-        return Range(math.nextafter(_number(match["n"]), math.inf), math.inf, _UNITS[match["unit"].lower()])
+    for pattern in (_BELOW, _BETWEEN, _FROM, _ABOVE):
+        if match := pattern.match(text):
+            n, unit = _number(match["n"]), _UNITS[match["unit"].lower()]
+            if pattern is _BELOW:
+                return Range(0.0, n, unit)
+            if pattern is _BETWEEN:
+                return Range(float(match["a"]), n + 1, unit)
+            if pattern is _FROM:
+                return Range(n, math.inf, unit)
+            return Range(math.nextafter(n, math.inf), math.inf, unit)
     return None
 
 
