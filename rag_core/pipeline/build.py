@@ -133,6 +133,7 @@ def build_pipeline(
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
                 strong_reading=settings.topic_strong_reading,
+                rise_allowance_from=settings.topic_rise_allowance_from,
             )
         )
     if reading and settings.key_word_ablation:

@@ -22,8 +22,11 @@ JOINT = "What is the 2026 limit for the Dependent Care FSA for a married couple 
 async def test_a_strongly_read_answer_passes_the_topic_gate(real: RealCorpus) -> None:
     answer = await real.answer(employee_row(JOINT))
     assert not answer.abstained and "$7,500 per household" in answer.answer
-    # The mutation "no strong-reading pass" (TOPIC_STRONG_READING=inf) stops it at the topic gate.
-    state = await real.run_until("topic", employee_row(JOINT), TOPIC_STRONG_READING=math.inf)
+    # The mutation "no strong-reading pass" (TOPIC_STRONG_READING=inf, and no rise allowance, which
+    # would pass a reading this strong on its own) stops it at the topic gate.
+    state = await real.run_until(
+        "topic", employee_row(JOINT), TOPIC_STRONG_READING=math.inf, TOPIC_RISE_ALLOWANCE_FROM=math.inf
+    )
     assert state.abstain_reason is AbstainReason.LOW_SIMILARITY and state.decided_by == "topic"
 
 
