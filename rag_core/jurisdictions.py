@@ -70,13 +70,32 @@ _NAMES = {name.lower(): code for name, code in US_STATES.items()}
 _AMBIGUOUS_CODES = frozenset({"IN", "OR", "ME", "OK", "HI", "OH", "ID", "MD", "PA", "CO", "LA", "DE", "MA", "AL", "MS"})
 _NAME = re.compile(r"\b(" + "|".join(sorted((re.escape(n) for n in _NAMES), key=len, reverse=True)) + r")\b", re.I)
 _CODE = re.compile(r"\b(?:in\s+)?([A-Za-z]{2})\b")
+# A state the asker says they are not in ("not in CA btw", "I don't work in California") is not the
+# state asked about: the text right before the name ends with a negation and at most a location verb
+# and "in" / "from". "not sure if California…" is not such a negation, and neither is "outside
+# Washington" (travelling outside the home state is a question about the home state's plan).
+_NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|n't|n’t|\bnever)\s+"
+    r"(?:(?:live|living|work|working|based|located|reside|residing|employed)\s+)?(?:(?:in|from)\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def named_states(question: str) -> set[str]:
-    """The two-letter codes of the US states ``question`` names ("I work in California" -> {"CA"})."""
-    named = {_NAMES[m.group(1).lower()] for m in _NAME.finditer(question)}
+    """The two-letter codes of the US states ``question`` names ("I work in California" -> {"CA"}),
+    except where the asker says they are not there ("not in CA btw" -> set())."""
+    named = {_NAMES[m.group(1).lower()] for m in _NAME.finditer(question) if not _negated(question, m.start())}
     for match in _CODE.finditer(question):
         code, after_in = match.group(1), match.group(0).lower().startswith("in")
-        if code.upper() in STATE_CODES and code.upper() not in _AMBIGUOUS_CODES and (code.isupper() or after_in):
+        if (
+            code.upper() in STATE_CODES
+            and code.upper() not in _AMBIGUOUS_CODES
+            and (code.isupper() or after_in)
+            and not _negated(question, match.start())
+        ):
             named.add(code.upper())
     return named
+
+
+def _negated(question: str, start: int) -> bool:
+    return _NEGATED_BEFORE.search(question[:start]) is not None

@@ -22,6 +22,12 @@ pytestmark = pytest.mark.unit
         ("my MD says so", set()),
         ("what is the ca policy?", set()),
         ("how many weeks do i get?", set()),
+        # a state the asker says they are not in is not the state asked about
+        ("not in CA btw. can i split my 12 wks?", set()),
+        ("I don't work in California. How many weeks do I get?", set()),
+        ("im not based in ca, what is the leave?", set()),
+        ("I live in California, not in NY", {"CA"}),
+        ("not sure if California rules apply to me", {"CA"}),
     ],
 )
 def test_named_states(question: str, states: set[str]) -> None:

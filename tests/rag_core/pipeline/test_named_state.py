@@ -56,3 +56,13 @@ async def test_a_state_named_in_passing_changes_nothing(real: RealCorpus) -> Non
         employee_row("When I travel overnight on business to New York, what is the daily meal per diem?")
     )
     assert answer.abstain_reason != AbstainReason.OTHER_JURISDICTION
+
+
+async def test_a_state_the_asker_is_not_in_is_not_asked_about(real: RealCorpus) -> None:
+    # Found on sealed set h34 ("not in CA btw…"): the negated mention counted as asking about
+    # California and the question abstained other_jurisdiction. The same question naming California
+    # without the negation (the mutation "negations count") still does.
+    answer = await real.answer(employee_row("I'm not in California. How many weeks of paid parental leave do I get?"))
+    assert not answer.abstained and "12 weeks" in answer.answer
+    named = await real.answer(employee_row("I'm in California. How many weeks of paid parental leave do I get?"))
+    assert named.abstained and named.abstain_reason == AbstainReason.OTHER_JURISDICTION
