@@ -58,8 +58,10 @@ DEFAULT_TOPIC_STRONG_READING = 7.0
 # ...and between the two, a reading above 5.0 may rise by its excess over 5.0 once the word is out: on
 # the 64 sets of session 10, 17 answerable rows stopped at the gate read 5.3-7.0 and rose less than
 # that (situation words: "coming back…", "pay cut", "new hire"), while every must-abstain row stopped
-# there rose more (closest: "lasik" 5.60 / +1.11, "contribute" 5.00 / +0.62). Tuned on those 64 sets;
-# checked once on two sets written after it (benchmarks/README.md "Reading, session 11").
+# there but one rose more (closest: "lasik" 5.60 / +1.11, "contribute" 5.00 / +0.62); the one, "does
+# fabrikam match my charitable donations?" (5.88 / +0.08), is now answered with the step-challenge
+# sentence. Tuned on those 64 sets; on four sets written after it no row reached it
+# (benchmarks/README.md "Reading, session 11").
 DEFAULT_TOPIC_RISE_ALLOWANCE_FROM = 5.0
 
 # The key-word gate after the reader: abstain when the best read sentence rises by more than this many
