@@ -13,6 +13,7 @@ from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
 from rag_core.reading.answer_type import (
     asks_another_maximum,
+    lacks_asked_contact,
     lacks_asked_kind,
     lacks_asked_quantity,
     names_another_year,
@@ -243,7 +244,9 @@ class AnswerTypeGate(StageBase):
     copay, coinsurance) also needs such a sentence, or its heading, to name that kind
     (``lacks_asked_kind``): the coverage row's "$10,000 increments" is not the premium asked for.
     A question that names a year is not answered by sentences about another year, or from another
-    plan year's summary (``names_another_year``). Runs only when the reader is about to answer."""
+    plan year's summary (``names_another_year``). A question that asks for a phone or fax number or an
+    e-mail address needs such a sentence to give one (``lacks_asked_contact``). Runs only when the
+    reader is about to answer."""
 
     name = "answer_type"
 
@@ -257,6 +260,7 @@ class AnswerTypeGate(StageBase):
         question, framed = state.question, [span.in_context() for span in answering]
         if (
             lacks_asked_quantity(question, (span.text for span in answering))
+            or lacks_asked_contact(question, (span.text for span in answering))
             or lacks_asked_kind(question, framed)
             or names_another_year(
                 question, ((text, span.chunk.title) for text, span in zip(framed, answering, strict=True))

@@ -81,6 +81,35 @@ _ASKS_FREQUENCY = re.compile(r"\bhow often\b", re.IGNORECASE)
 _FREQUENCY = re.compile(r"\b(annually|monthly|weekly|daily|yearly|quarterly|every)\b", re.IGNORECASE)
 
 
+# A question that asks for a phone or fax number, or an e-mail address, is answered only by a sentence
+# that gives one: "Our doctor's office needs Proseware's fax number…" read the renewal sentence ("ask
+# your doctor to submit a renewal to Proseware…") as an answer; it names no number.
+_ASKS_NUMBER = re.compile(
+    r"\b(?:phone|fax|telephone|toll[- ]free|contact)\s*(?:number|no\.|#)"
+    r"|\b(?:what|which)\s+number\b"
+    r"|\bnumber\s+(?:to|should\s+i|do\s+i|can\s+i|i\s+should|i\s+can)\s+(?:call|dial|fax|text)\b"
+    r"|\bthe\s+#(?!\s*\d)",
+    re.IGNORECASE,
+)
+_STATES_NUMBER = re.compile(r"\b\d{3}[-.\s]\d{4}\b")
+_ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b|\b(?:what|which)\s+e-?mail\b", re.IGNORECASE)
+_STATES_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def lacks_asked_contact(question: str, sentences: Iterable[str]) -> bool:
+    """The question asks for a phone / fax number or an e-mail address and none of ``sentences``
+    gives what it asks for (either, when it asks for both)."""
+    wanted = [
+        states
+        for asks, states in ((_ASKS_NUMBER, _STATES_NUMBER), (_ASKS_EMAIL, _STATES_EMAIL))
+        if asks.search(question)
+    ]
+    if not wanted:
+        return False
+    texts = list(sentences)
+    return not any(states.search(text) for states in wanted for text in texts)
+
+
 # Kinds of amount with a name of their own: what names the kind in a question, and in a sentence.
 _AMOUNT_KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(asked, re.IGNORECASE), re.compile(named, re.IGNORECASE))

@@ -105,3 +105,19 @@ async def test_an_answer_from_another_plan_years_summary_abstains(real: RealCorp
     # The mutation "only a year in the sentence counts" answers with 2026's $50.
     question = "What was the specialist visit copay under the PPO Plan in the 2025 plan year?"
     assert await decided_by(real, question) == "answer_type"
+
+
+FAX = "What is Proseware's fax number for prior authorization renewals?"
+
+
+async def test_an_asked_fax_number_the_documents_do_not_give_abstains(real: RealCorpus) -> None:
+    # Found on sealed set h34: the vendor notice's renewal sentence ("ask your doctor to submit a
+    # renewal to Proseware…") reads as an answer and names no number. The mutation "no contact check"
+    # (lacks_asked_contact dropped from the gate) answers with it, as the gate switched off does.
+    assert await decided_by(real, FAX, "topic", ANSWER_TYPE_GATE=False) is None
+    assert await decided_by(real, FAX) == "answer_type"
+
+
+async def test_an_asked_phone_number_the_documents_give_goes_through(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row("whats the number to call the EAP? rough week"))
+    assert not answer.abstained and "1-800-555-0199" in answer.answer

@@ -11,6 +11,7 @@ from rag_core.reading.answer_type import (
     asked_years,
     asks_another_maximum,
     asks_quantity,
+    lacks_asked_contact,
     lacks_asked_kind,
     lacks_asked_quantity,
     names_another_year,
@@ -211,3 +212,26 @@ async def test_the_heading_can_name_the_kind() -> None:
     assert await gated(Reading([ReadSpan(span, 6.0)]), question) is None
     bare = Span("Employee only: $45.", chunk, 0, 19, "")
     assert await gated(Reading([ReadSpan(bare, 6.0)]), question) == "answer_type"
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "lacks"),
+    [
+        ("What is Proseware's fax number?", "Ask your doctor to submit a renewal to Proseware.", True),
+        (
+            "whats the phone # for woodgrove",
+            "Woodgrove Benefits Solutions: 1-800-555-0160, weekdays.",
+            False,
+        ),
+        ("what number do i call for the EAP?", "Call Lamna Wellbeing at 1-800-555-0199.", False),
+        ("What email address should I use?", "Email the Compliance Officer at compliance@contoso.com.", False),
+        ("What email address should I use?", "Call the Compliance Hotline at 1-800-555-1212.", True),
+        # either, when both are asked
+        ("whats the phone number or email for safety?", "Call 555-1212 any time.", False),
+        # not a contact question
+        ("How many days do I have to enroll?", "You have 30 days.", False),
+        ("Is tier #2 covered?", "Tier 2 drugs are covered.", False),
+    ],
+)
+def test_an_asked_contact_must_be_given(question: str, sentence: str, lacks: bool) -> None:
+    assert lacks_asked_contact(question, [sentence]) is lacks
