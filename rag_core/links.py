@@ -50,6 +50,8 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://|\\\\|/\\|\\/)")
 _DANGEROUS_SCHEME = re.compile(r"(?:javascript|vbscript|livescript):|data:[\w.+-]+/[\w.+-]+", re.IGNORECASE)
 _WWW = re.compile(rf"(?<![\w.])www\d{{0,3}}{_DOT}{_LABEL}", re.IGNORECASE)
 _EMAIL = re.compile(rf"[\w.+\-]+@((?:{_LABEL}{_DOT})+{_LABEL})")
+# What the policy counts as an e-mail address, for callers that ask whether a text gives one.
+EMAIL_ADDRESS = _EMAIL
 _DOMAIN = re.compile(rf"(?<![\w@])(?:{_LABEL}{_DOT})+({_LABEL}){_DOT}?(?=[/:?#\\]|$|[^\w.\-])")
 _IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?=[:/\\])")
 _TRAILING = re.compile(r"[.,;:!?]+$")

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rag_core.links import EMAIL_ADDRESS
 from rag_core.text import CALENDAR_YEAR
 
 # What asks for a quantity: an amount, a count, a duration, a rate, a date or an age. A quantity noun
@@ -93,7 +94,7 @@ _ASKS_NUMBER = re.compile(
 )
 _STATES_NUMBER = re.compile(r"\b\d{3}[-.\s]\d{4}\b")
 _ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b|\b(?:what|which)\s+e-?mail\b", re.IGNORECASE)
-_STATES_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_STATES_EMAIL = EMAIL_ADDRESS  # the link policy's own notion of an address
 
 
 def lacks_asked_contact(question: str, sentences: Iterable[str]) -> bool:
