@@ -49,9 +49,8 @@ _RUN = re.compile(r"""[^\s<>()\[\]{}"'`|“”‘’]+""")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://|\\\\|/\\|\\/)")
 _DANGEROUS_SCHEME = re.compile(r"(?:javascript|vbscript|livescript):|data:[\w.+-]+/[\w.+-]+", re.IGNORECASE)
 _WWW = re.compile(rf"(?<![\w.])www\d{{0,3}}{_DOT}{_LABEL}", re.IGNORECASE)
-_EMAIL = re.compile(rf"[\w.+\-]+@((?:{_LABEL}{_DOT})+{_LABEL})")
-# What the policy counts as an e-mail address, for callers that ask whether a text gives one.
-EMAIL_ADDRESS = _EMAIL
+# What the policy counts as an e-mail address (public: the answer-type gate asks whether a text gives one).
+EMAIL_ADDRESS = re.compile(rf"[\w.+\-]+@((?:{_LABEL}{_DOT})+{_LABEL})")
 _DOMAIN = re.compile(rf"(?<![\w@])(?:{_LABEL}{_DOT})+({_LABEL}){_DOT}?(?=[/:?#\\]|$|[^\w.\-])")
 _IP = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?=[:/\\])")
 _TRAILING = re.compile(r"[.,;:!?]+$")
@@ -173,7 +172,7 @@ class LinkPolicy:
                 continue
             if not host or not _allowed(host, self.allowed_hosts):
                 offences.append(host or scheme + ":")
-        addresses = list(_EMAIL.finditer(run))
+        addresses = list(EMAIL_ADDRESS.finditer(run))
         for match in addresses if emails else ():
             domain = normalise_host(match.group(1))
             if is_domain(domain) and not _mail_allowed(domain, self.allowed_hosts):

@@ -171,21 +171,21 @@ class TopicGate(StageBase):
             return
         if self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff:
             return
-        if state.reading is not None and state.reading.best >= self.strong_reading:
+        reading = state.reading
+        if reading is None:  # not read (Spanish): the word blocks, as the exact-word gate did
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
             return
-        rise = None
-        if state.reading is not None:
-            rise = await asyncio.to_thread(
-                ablation_rise, self.scorer, state.question, state.unknown_words, state.reading, self.top
-            )
-        if rise is None or rise > self._allowed_rise(state.reading):
+        if reading.best >= self.strong_reading:
+            return
+        rise = await asyncio.to_thread(
+            ablation_rise, self.scorer, state.question, state.unknown_words, reading, self.top
+        )
+        if rise is None or rise > self._allowed_rise(reading.best):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
-    def _allowed_rise(self, reading: Reading | None) -> float:
+    def _allowed_rise(self, best: float) -> float:
         """The margin, or the best reading's excess over ``rise_allowance_from`` when that is larger."""
-        if reading is None:
-            return self.margin
-        return max(self.margin, reading.best - self.rise_allowance_from)
+        return max(self.margin, best - self.rise_allowance_from)
 
     @staticmethod
     def _asked_about(state: QueryState) -> bool:
@@ -258,9 +258,10 @@ class AnswerTypeGate(StageBase):
             return
         answering = [read.span for read in state.reading.answer() if read.score >= self.min_score]
         question, framed = state.question, [span.in_context() for span in answering]
+        texts = [span.text for span in answering]
         if (
-            lacks_asked_quantity(question, (span.text for span in answering))
-            or lacks_asked_contact(question, (span.text for span in answering))
+            lacks_asked_quantity(question, texts)
+            or lacks_asked_contact(question, texts)
             or lacks_asked_kind(question, framed)
             or names_another_year(
                 question, ((text, span.chunk.title) for text, span in zip(framed, answering, strict=True))

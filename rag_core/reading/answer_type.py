@@ -94,7 +94,6 @@ _ASKS_NUMBER = re.compile(
 )
 _STATES_NUMBER = re.compile(r"\b\d{3}[-.\s]\d{4}\b")
 _ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b|\b(?:what|which)\s+e-?mail\b", re.IGNORECASE)
-_STATES_EMAIL = EMAIL_ADDRESS  # the link policy's own notion of an address
 
 
 def lacks_asked_contact(question: str, sentences: Iterable[str]) -> bool:
@@ -102,7 +101,7 @@ def lacks_asked_contact(question: str, sentences: Iterable[str]) -> bool:
     gives what it asks for (either, when it asks for both)."""
     wanted = [
         states
-        for asks, states in ((_ASKS_NUMBER, _STATES_NUMBER), (_ASKS_EMAIL, _STATES_EMAIL))
+        for asks, states in ((_ASKS_NUMBER, _STATES_NUMBER), (_ASKS_EMAIL, EMAIL_ADDRESS))
         if asks.search(question)
     ]
     if not wanted:
