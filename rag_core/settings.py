@@ -139,6 +139,9 @@ class CoreSettings(BaseSettings):
     reader: str = Field(default="cross-encoder", alias="READER")
     reader_min_score: float = Field(default=DEFAULT_READER_MIN_SCORE, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
+    # How many of the READER_KEEP spans read are picked by ColBERT MaxSim among those word overlap left
+    # out (needs late interaction; 0: all by word overlap). rag_core.reading.reader.SpanReader.
+    reader_model_spans: int = Field(default=4, ge=0, alias="READER_MODEL_SPANS")
     # A question clause read alone gets back the situation's words each sentence shares ("doc says try
     # acupuncture. how many sessions…"): more chat questions answered, more near misses too
     # (rag_core.reading.reader.read_logits); off by default.
@@ -164,6 +167,8 @@ class CoreSettings(BaseSettings):
     # With the reader on: a question that asks for a quantity abstains when the sentences the reader
     # would show state none (rag_core.reading.answer_type).
     answer_type_gate: bool = Field(default=True, alias="ANSWER_TYPE_GATE")
+    # The asked quantity must come from the best-read sentence's document (rag_core.pipeline.read.AnswerTypeGate).
+    quantity_same_document: bool = Field(default=True, alias="QUANTITY_SAME_DOCUMENT")
     # A question that names one of two look-alike documents ("im on northwind standard") is answered
     # from that one: the sibling that never uses the named word leaves the candidates (rag_core.siblings).
     named_document_scope: bool = Field(default=True, alias="NAMED_DOCUMENT_SCOPE")

@@ -28,7 +28,7 @@ from rag_core.pipeline.retrieve import RetrieveStage
 from rag_core.pipeline.runner import Pipeline
 from rag_core.pipeline.scope import NamedDocumentStage, ScopeStage
 from rag_core.pipeline.validate import AmountConflictStage, ClaimSupportStage, ValidateStage
-from rag_core.reading.reader import SpanReader
+from rag_core.reading.reader import LateInteractionPrefilter, SpanReader
 from rag_core.rerank import (
     BestWindow,
     CohereReranker,
@@ -114,6 +114,8 @@ def build_pipeline(
                     CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
                     keep=settings.reader_keep,
                     situation=settings.reader_situation_words,
+                    model=LateInteractionPrefilter(late) if late is not None else None,
+                    model_spans=min(settings.reader_model_spans, settings.reader_keep),
                 )
             ),
             NotAskedStage(
@@ -145,7 +147,7 @@ def build_pipeline(
             )
         )
     if reading and settings.answer_type_gate:
-        reading_stages.append(AnswerTypeGate(settings.reader_min_score))
+        reading_stages.append(AnswerTypeGate(settings.reader_min_score, same_document=settings.quantity_same_document))
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),

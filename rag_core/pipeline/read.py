@@ -23,7 +23,7 @@ from rag_core.reading.question import asked_terms, whole_question
 from rag_core.reading.ranges import rows_out_of_range
 from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
 from rag_core.reading.sections import sibling_sections
-from rag_core.reading.spans import row_label
+from rag_core.reading.spans import Span, row_label
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.text import stem
 from rag_core.types import AbstainReason
@@ -250,17 +250,18 @@ class AnswerTypeGate(StageBase):
 
     name = "answer_type"
 
-    def __init__(self, min_score: float) -> None:
+    def __init__(self, min_score: float, *, same_document: bool = False) -> None:
         self.min_score = min_score
+        self.same_document = same_document
 
     async def run(self, state: QueryState) -> None:
-        if state.reading is None:
+        if state.reading is None or not state.reading.spans:
             return
         answering = [read.span for read in state.reading.answer() if read.score >= self.min_score]
         question, framed = state.question, [span.in_context() for span in answering]
         texts = [span.text for span in answering]
         if (
-            lacks_asked_quantity(question, texts)
+            lacks_asked_quantity(question, self._quantity_texts(state.reading, answering))
             or lacks_asked_contact(question, texts)
             or lacks_asked_kind(question, framed)
             or names_another_year(
@@ -268,3 +269,13 @@ class AnswerTypeGate(StageBase):
             )
         ):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+    def _quantity_texts(self, reading: Reading, answering: Sequence[Span]) -> list[str]:
+        """The answering sentences that may carry the asked quantity: with ``same_document``, only
+        those of the best-read sentence's document (a figure from another document is about another
+        benefit: "What amount does Fabrikam donate to charity on behalf of the winning teams…" read
+        the step-challenge sentence best, and an HSA contribution sentence beside it)."""
+        if not self.same_document:
+            return [span.text for span in answering]
+        document = reading.spans[0].span.chunk.document_id
+        return [span.text for span in answering if span.chunk.document_id == document]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from rag_core.embeddings.base import TokenEncoder
 from rag_core.reading.question import reader_queries, situation_words, whole_question
 from rag_core.reading.spans import Span, spans_of
 from rag_core.text import local_idf, terms
@@ -70,13 +71,57 @@ def word_overlap(question: str, spans: Sequence[Span]) -> list[float]:
     return [math.fsum(idf[t] for t in asked & bag) / total for bag in bags]
 
 
-class SpanReader:
-    """Prefilter by word overlap, then read with the cross-encoder."""
+class SpanPrefilter(Protocol):
+    """Scores context spans for a question, cheaply: the reader reads only the best (``SpanReader.pool``)."""
 
-    def __init__(self, scorer: PassageScorer, *, keep: int = 12, situation: bool = False) -> None:
+    def scores(self, question: str, spans: Sequence[Span]) -> list[float]: ...
+
+
+class WordOverlapPrefilter:
+    """IDF-weighted word overlap with the question as the reader asks it (``word_overlap``): free."""
+
+    def scores(self, question: str, spans: Sequence[Span]) -> list[float]:
+        return word_overlap(reader_queries(question)[0], spans)
+
+
+class LateInteractionPrefilter:
+    """ColBERT MaxSim of the question (as the reader asks it) against each span encoded on its own,
+    as the reader frames it. Words the documents put differently ("sessions" / "visits", "my
+    knee surgery" / "out-of-pocket maximum") still find their span, which word overlap cannot.
+    Each span costs one small ColBERT run; measured in session 12 (benchmarks/README.md "Reading,
+    session 12")."""
+
+    def __init__(self, encoder: TokenEncoder) -> None:
+        self.encoder = encoder
+
+    def scores(self, question: str, spans: Sequence[Span]) -> list[float]:
+        query = self.encoder.encode_query(reader_queries(question)[0])
+        documents = self.encoder.encode_documents([span.for_reader() for span in spans])
+        return [float((query @ document.T).max(axis=1).sum()) if len(document) else 0.0 for document in documents]
+
+
+class SpanReader:
+    """Prefilter, then read with the cross-encoder. The ``keep`` spans read are the best by word
+    overlap, of which the last ``model_spans`` are given to a model prefilter (``model``) instead:
+    the spans it ranks best among those word overlap left out."""
+
+    def __init__(
+        self,
+        scorer: PassageScorer,
+        *,
+        keep: int = 12,
+        situation: bool = False,
+        model: SpanPrefilter | None = None,
+        model_spans: int = 0,
+    ) -> None:
+        if not 0 <= model_spans <= keep:
+            raise ValueError(f"model_spans must be between 0 and keep ({keep})")
         self.scorer = scorer
         self.keep = keep
         self.situation = situation
+        self.lexical = WordOverlapPrefilter()
+        self.model = model
+        self.model_spans = model_spans if model is not None else 0
 
     def read(self, question: str, context: Sequence[Candidate], *, corrected: str | None = None) -> Reading:
         """``corrected``: the question with its misspelt words fixed against the documents'
@@ -86,13 +131,27 @@ class SpanReader:
         spans = spans_of(context)
         if not spans:
             return Reading()
-        asked = reader_queries(question)
-        overlap = word_overlap(asked[0], spans)
-        # Ties keep reading order (earlier chunks rank higher after the reranker).
-        pool = [spans[i] for i in sorted(range(len(spans)), key=lambda i: -overlap[i])[: self.keep]]
+        pool = self.pool(question, spans)
         scores = read_logits(self.scorer, question, pool, corrected=corrected, situation=self.situation)
         ranked = sorted(zip(pool, scores, strict=True), key=lambda pair: -pair[1])
         return Reading([ReadSpan(span, score) for span, score in ranked], situation=self.situation)
+
+    def pool(self, question: str, spans: Sequence[Span]) -> list[Span]:
+        """The spans to read: all of them when they fit, else word overlap's best and the model's."""
+        if len(spans) <= self.keep:
+            return list(spans)
+        chosen = _best_first(self.lexical.scores(question, spans))[: self.keep - self.model_spans]
+        if self.model is not None and self.model_spans:
+            taken = set(chosen)
+            rest = [i for i in range(len(spans)) if i not in taken]
+            by_model = _best_first(self.model.scores(question, [spans[i] for i in rest]))
+            chosen += [rest[j] for j in by_model[: self.model_spans]]
+        return [spans[i] for i in chosen]
+
+
+def _best_first(scores: Sequence[float]) -> list[int]:
+    """Indexes by score, best first; ties keep reading order (earlier chunks rank higher after the reranker)."""
+    return sorted(range(len(scores)), key=lambda i: -scores[i])
 
 
 def read_logits(

@@ -46,6 +46,8 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "UNKNOWN_WORD_CUTOFF": None,
         "RERANKER": "auto",
         "LATE_INTERACTION": "colbert",
+        "READER_MODEL_SPANS": 4,
+        "QUANTITY_SAME_DOCUMENT": True,
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,
         "RETRIEVAL_TOP_K": 10,

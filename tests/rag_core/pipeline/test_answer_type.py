@@ -121,3 +121,14 @@ async def test_an_asked_fax_number_the_documents_do_not_give_abstains(real: Real
 async def test_an_asked_phone_number_the_documents_give_goes_through(real: RealCorpus) -> None:
     answer = await real.answer(employee_row("whats the number to call the EAP? rough week"))
     assert not answer.abstained and "1-800-555-0199" in answer.answer
+
+
+CHARITY = "How much does Fabrikam donate to charity on behalf of each winning team in the Fabrikam Move step challenge?"
+
+
+async def test_a_figure_from_another_document_than_the_best_read_sentence_does_not_answer(real: RealCorpus) -> None:
+    # The wellness guide's step-challenge sentence reads best and states no amount; the HSA guide's
+    # contribution sentence beside it states one, about another benefit.
+    assert await decided_by(real, CHARITY) == "answer_type"
+    # The mutation "a figure from any answering sentence" (QUANTITY_SAME_DOCUMENT=false) answers with it.
+    assert await decided_by(real, CHARITY, QUANTITY_SAME_DOCUMENT=False) is None
