@@ -46,7 +46,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "UNKNOWN_WORD_CUTOFF": None,
         "RERANKER": "auto",
         "LATE_INTERACTION": "colbert",
-        "READER_MODEL_SPANS": 4,
+        "READER_MODEL_SPANS": 0,
         "QUANTITY_SAME_DOCUMENT": True,
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,

@@ -10,6 +10,7 @@ from rag_core.index.edge import EdgeIndex
 from rag_core.pipeline import build_pipeline
 from rag_core.pipeline.read import ReadStage
 from rag_core.reading.reader import LateInteractionPrefilter, SpanReader
+from rag_core.settings import CoreSettings
 from tests.fakes.embedder import HashEmbedder
 from tests.rag_core.conftest import core_settings
 
@@ -28,7 +29,7 @@ def _reader(tmp_path: Path, **overrides: object) -> SpanReader:
 @pytest.mark.parametrize(
     ("overrides", "model_spans"),
     [
-        ({}, 4),
+        ({"READER_MODEL_SPANS": 4}, 4),
         ({"READER_MODEL_SPANS": 0}, 0),
         ({"READER_MODEL_SPANS": 40}, 12),  # never more than are read
         # Without token vectors there is no late-interaction encoder: word overlap alone, not an error.
@@ -41,3 +42,7 @@ def test_the_spans_the_model_picks_follow_the_settings(
     reader = _reader(tmp_path, **overrides)
     assert reader.keep == 12 and reader.model_spans == model_spans
     assert isinstance(reader.model, LateInteractionPrefilter) == (overrides.get("LATE_INTERACTION") != "none")
+
+
+def test_word_overlap_alone_picks_the_spans_by_default() -> None:
+    assert CoreSettings.model_fields["reader_model_spans"].default == 0
