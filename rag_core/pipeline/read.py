@@ -244,7 +244,9 @@ class AnswerTypeGate(StageBase):
     copay, coinsurance) also needs such a sentence, or its heading, to name that kind
     (``lacks_asked_kind``): the coverage row's "$10,000 increments" is not the premium asked for.
     A question that names a year is not answered by sentences about another year, or from another
-    plan year's summary (``names_another_year``). A question that asks for a phone or fax number or an
+    plan year's summary (``names_another_year``). With ``same_document`` the asked quantity must come
+    from the best-read sentence's document: a figure from another document is about another benefit
+    (benchmarks/README.md "Reading, session 12"). A question that asks for a phone or fax number or an
     e-mail address needs such a sentence to give one (``lacks_asked_contact``). Runs only when the
     reader is about to answer."""
 

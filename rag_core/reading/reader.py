@@ -1,7 +1,8 @@
 """A model reads the context: which sentences answer the question, and how well the best one does.
 
 Two steps, because the cross-encoder costs ~8-20 ms a sentence on this 2-core machine and four
-chunks hold ~40 sentences: a free word-overlap pass keeps the ``keep`` most promising sentences,
+chunks hold ~40 sentences: a free word-overlap pass keeps the ``keep`` most promising sentences
+(optionally leaving ``model_spans`` of them to ColBERT MaxSim among the rest: ``SpanReader.pool``),
 then ms-marco-MiniLM-L-12-v2 reads each of them under its section heading, once per reader
 question (``question.reader_queries``), and the best reading counts. The best logit is also the
 answerability signal (``AnswerabilityGate``): no sentence of the context answers the question
