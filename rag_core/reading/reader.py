@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from rag_core.embeddings.base import TokenEncoder
+from rag_core.models.colbert import ColbertEncoder
 from rag_core.reading.question import reader_queries, situation_words, whole_question
 from rag_core.reading.spans import Span, spans_of
 from rag_core.text import local_idf, terms
@@ -98,7 +99,7 @@ class LateInteractionPrefilter:
     def scores(self, question: str, spans: Sequence[Span]) -> list[float]:
         query = self.encoder.encode_query(reader_queries(question)[0])
         documents = self.encoder.encode_documents([span.for_reader() for span in spans])
-        return [float((query @ document.T).max(axis=1).sum()) if len(document) else 0.0 for document in documents]
+        return [ColbertEncoder.max_sim(query, document) for document in documents]
 
 
 class SpanReader:
