@@ -257,7 +257,7 @@ class AnswerTypeGate(StageBase):
         self.same_document = same_document
 
     async def run(self, state: QueryState) -> None:
-        if state.reading is None or not state.reading.spans:
+        if state.reading is None:
             return
         answering = [read.span for read in state.reading.answer() if read.score >= self.min_score]
         question, framed = state.question, [span.in_context() for span in answering]
@@ -277,7 +277,7 @@ class AnswerTypeGate(StageBase):
         those of the best-read sentence's document (a figure from another document is about another
         benefit: "What amount does Fabrikam donate to charity on behalf of the winning teams…" read
         the step-challenge sentence best, and an HSA contribution sentence beside it)."""
-        if not self.same_document:
+        if not self.same_document or not answering:
             return [span.text for span in answering]
-        document = reading.spans[0].span.chunk.document_id
+        document = reading.spans[0].span.chunk.document_id  # answering is not empty: neither are the spans
         return [span.text for span in answering if span.chunk.document_id == document]
