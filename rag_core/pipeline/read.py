@@ -263,7 +263,7 @@ class AnswerTypeGate(StageBase):
         question, framed = state.question, [span.in_context() for span in answering]
         texts = [span.text for span in answering]
         if (
-            lacks_asked_quantity(question, self._quantity_texts(state.reading, answering))
+            lacks_asked_quantity(question, self._quantity_texts(answering))
             or lacks_asked_contact(question, texts)
             or lacks_asked_kind(question, framed)
             or names_another_year(
@@ -272,12 +272,12 @@ class AnswerTypeGate(StageBase):
         ):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
-    def _quantity_texts(self, reading: Reading, answering: Sequence[Span]) -> list[str]:
-        """The answering sentences that may carry the asked quantity: with ``same_document``, only
-        those of the best-read sentence's document (a figure from another document is about another
-        benefit: "What amount does Fabrikam donate to charity on behalf of the winning teams…" read
-        the step-challenge sentence best, and an HSA contribution sentence beside it)."""
+    def _quantity_texts(self, answering: Sequence[Span]) -> list[str]:
+        """The answering sentences (best-read first) that may carry the asked quantity: with
+        ``same_document``, only those of the best-read sentence's document (a figure from another
+        document is about another benefit: "What amount does Fabrikam donate to charity on behalf of
+        the winning teams…" read the step-challenge sentence best, an HSA contribution one beside it)."""
         if not self.same_document or not answering:
             return [span.text for span in answering]
-        document = reading.spans[0].span.chunk.document_id  # answering is not empty: neither are the spans
+        document = answering[0].chunk.document_id
         return [span.text for span in answering if span.chunk.document_id == document]
