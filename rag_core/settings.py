@@ -142,7 +142,7 @@ class CoreSettings(BaseSettings):
     # How many of the READER_KEEP spans read are picked by ColBERT MaxSim among those word overlap left
     # out (needs late interaction; 0: all by word overlap). rag_core.reading.reader.SpanReader. Off by
     # default: 4 answers more (70 sets: +26 right, -6 wrong, near misses unchanged with the
-    # same-document rule) but encodes every span left out, +150-240 ms a chat question on 2 cores
+    # same-document rule) but encodes every span left out, +160-240 ms read p50 a question on 2 cores
     # (benchmarks/README.md "Reading, session 12").
     reader_model_spans: int = Field(default=0, ge=0, alias="READER_MODEL_SPANS")
     # A question clause read alone gets back the situation's words each sentence shares ("doc says try
