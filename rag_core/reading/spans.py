@@ -6,7 +6,13 @@ alone does not know it is about the medical plan's in-network costs).
 A question the document asks itself (an FAQ entry: "Can my manager see that I used the EAP? No.
 Your manager and HR are not told...") is one unit with the sentences that answer it: alone, the
 question reads as a perfect match and answers nothing, and the answer's "No." is too short to be a
-unit of its own."""
+unit of its own.
+
+A list read item by item loses what its lead-in said: "• Scuba diving lessons" does not say PerksPlus
+covers it, "• Routine foot care" under "Our plan does not cover:" reads like coverage. So a sentence
+ending in a colon leads the lines of its list: each item is one unit with it ("Some of the lessons
+covered under PerksPlus include: • Skiing … • Scuba diving lessons …"), and the lead-in is not a unit
+of its own (it answers nothing before its colon)."""
 
 from __future__ import annotations
 
@@ -21,6 +27,10 @@ from rag_core.types import Candidate
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(¿¡$])")
 _TERMINAL = (".", "!", "?", ":", ";")
 MIN_WORDS = 3
+# What starts a list item line: a bullet, a dash, or "1." / "a)".
+_LIST_ITEM = re.compile(r"^(?:[•▪●◦‣*\-–—]|\(?[0-9a-z]{1,2}[.)])\s")
+# How a list item ends when the list runs on to the next line (a markdown list loses its markers).
+_RUNS_ON = re.compile(r"(?:[,;]|[,;]?\s+(?:and|or))$", re.IGNORECASE)
 HEADING_MAX_WORDS = 12
 # An FAQ answer rarely needs more than its first two sentences; more would dilute the reading.
 FAQ_ANSWER_SENTENCES = 2
@@ -32,8 +42,8 @@ class Span:
 
     text: str
     chunk: Candidate
-    start: int  # character offsets of ``text`` in ``chunk.content``
-    end: int
+    start: int  # character offsets of ``text`` in ``chunk.content`` (a list item said with its
+    end: int  # lead-in runs from the lead-in's start, and its text skips the items between them)
     heading: str  # the section heading in effect ("" when the chunk names none)
 
     def in_context(self) -> str:
@@ -87,27 +97,56 @@ def _is_heading(line: str, is_last: bool) -> bool:
 def split_spans(chunk: Candidate) -> list[Span]:
     """Sentences and table rows of ``chunk`` in reading order, with offsets and headings. Line 0
     (``"title — heading"``, added by the chunker) is context, not a statement; headings become
-    the ``heading`` of what follows them; fragments under three words are dropped."""
+    the ``heading`` of what follows them; a lead-in ending in a colon goes with each line of its
+    list (``_leads``: the first sentence of each of its lines); fragments under three words are dropped."""
     content = chunk.content
     lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]+", content)]
     if not lines:
         return []
     first = lines[0][1]
     heading = first.split(" — ", 1)[1].strip() if " — " in first else ""
+    body = [(offset, raw) for offset, raw in lines[1:] if raw.strip()]
+    headings = {n for n, (_, raw) in enumerate(body) if _is_heading(raw.strip(), n == len(body) - 1)}
+    leads = _leads([raw.strip() for _, raw in body], headings)
+    lead_ins = set(leads.values())
     spans: list[Span] = []
-    for number, (offset, raw) in enumerate(lines[1:], start=1):
+    lead: tuple[str, int] | None = None  # the lead-in in effect and where it starts in the chunk
+    for number, (offset, raw) in enumerate(body):
         line = raw.strip()
-        if not line:
-            continue
-        if _is_heading(line, number == len(lines) - 1):
+        if number in headings:
             heading = line
             continue
         base = offset + (len(raw) - len(raw.lstrip()))
-        for at, end in _units(line):
-            text = line[at:end]
+        units = _units(line)
+        for index, (at, end) in enumerate(units):
+            text, start = line[at:end], base + at
+            if number in lead_ins and index == len(units) - 1:
+                lead = (text, start)  # said with each item of the list below it, not alone
+                continue
+            if number in leads and lead is not None and index == 0:  # the item; what follows it is prose
+                text, start = f"{lead[0]} {text}", lead[1]
             if len(text.split()) >= MIN_WORDS:
-                spans.append(Span(text=text, chunk=chunk, start=base + at, end=base + end, heading=heading))
+                spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading))
     return spans
+
+
+def _leads(lines: Sequence[str], headings: set[int]) -> dict[int, int]:
+    """Line number -> the number of the line whose last sentence leads it in: the line after one
+    ending in a colon, then each following line that starts with a list marker or follows an item
+    that runs on ("…headset;", "…; and")."""
+    led: dict[int, int] = {}
+    for number, line in enumerate(lines):
+        if number in headings or number + 1 >= len(lines) or number + 1 in headings or not line.endswith(":"):
+            continue
+        follower = number + 1
+        led[follower] = number
+        while follower + 1 < len(lines) and follower + 1 not in headings:
+            after = lines[follower + 1]
+            if not (_LIST_ITEM.match(after) or _RUNS_ON.search(lines[follower])) or after.endswith(":"):
+                break
+            follower += 1
+            led[follower] = number
+    return led
 
 
 def _units(line: str) -> list[tuple[int, int]]:
