@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from rag_core.conflicts import find_amount_conflicts
 from rag_core.generation.base import GenerationResult
 from rag_core.reading.reader import Reading
+from rag_core.reading.spans import Span
 from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
 from rag_core.types import Candidate
 
@@ -65,7 +66,7 @@ class ExtractiveGenerator:
 
     def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
         """The reader's best sentences: a model picked them, no word-overlap rule is involved."""
-        chosen = [(r.span.text, r.span.chunk) for r in reading.answer(self.max_sentences)]
+        chosen = _lead_ins_said_once([r.span for r in reading.answer(self.max_sentences)])
         if not chosen:
             return "INSUFFICIENT_CONTEXT"
         return self._with_conflicts(question, context, chosen)
@@ -146,6 +147,25 @@ class ExtractiveGenerator:
 
 # How a list item ends when its list runs on: a comma, semicolon or colon, maybe "and" / "or".
 _RUN_ON_END = re.compile(r"\s*[,;:]\s*(?:and|or)?$|\s+(?:and|or)$", re.IGNORECASE)
+
+
+def _lead_ins_said_once(spans: Sequence[Span]) -> list[tuple[str, Candidate]]:
+    """The units to quote, items of one list joined under their lead-in, best item first: "Fabrikam
+    provides remote employees with: a monthly internet stipend of $50, paid through payroll; a
+    laptop, monitor, keyboard and headset." rather than the lead-in said once per item."""
+    units: list[tuple[str, Candidate]] = []
+    joined: dict[tuple[str, str], int] = {}  # (chunk id, lead-in) -> where its unit is in ``units``
+    for span in spans:
+        key = (span.chunk.chunk_id, span.lead)
+        if not span.lead or key not in joined:
+            if span.lead:
+                joined[key] = len(units)
+            units.append((span.text, span.chunk))
+            continue
+        text, chunk = units[joined[key]]
+        item = span.text[len(span.lead) :].strip()
+        units[joined[key]] = (f"{_RUN_ON_END.sub('', text.rstrip()).rstrip('.')}; {item}", chunk)
+    return units
 
 
 def _cite(sentence: str, chunk_id: str) -> str:

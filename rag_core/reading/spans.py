@@ -45,6 +45,7 @@ class Span:
     start: int  # character offsets of ``text`` in ``chunk.content`` (a list item said with its
     end: int  # lead-in runs from the lead-in's start, and its text skips the items between them)
     heading: str  # the section heading in effect ("" when the chunk names none)
+    lead: str = ""  # the list lead-in ``text`` starts with ("" for a span that is not a list item)
 
     def in_context(self) -> str:
         """The span as a reader should see it: under its heading. (Under the document title as
@@ -90,8 +91,15 @@ def row_statement(text: str) -> str | None:
 
 def _is_heading(line: str, is_last: bool) -> bool:
     """A short line without closing punctuation followed by more text: a section heading the
-    chunker inserted where the section changed."""
-    return not is_last and not line.endswith(_TERMINAL) and len(line.split()) <= HEADING_MAX_WORDS
+    chunker inserted where the section changed. A list item ("• Gym memberships", "…headset; and")
+    is not one, however short."""
+    return (
+        not is_last
+        and not line.endswith(_TERMINAL)
+        and len(line.split()) <= HEADING_MAX_WORDS
+        and not _LIST_ITEM.match(line)
+        and not _RUNS_ON.search(line)
+    )
 
 
 def split_spans(chunk: Candidate) -> list[Span]:
@@ -124,9 +132,14 @@ def split_spans(chunk: Candidate) -> list[Span]:
                 lead = (text, start)  # said with each item of the list below it, not alone
                 continue
             if number in leads and lead is not None and index == 0:  # the item; what follows it is prose
-                text, start = f"{lead[0]} {text}", lead[1]
+                said_with = lead[0]
+                text, start = f"{said_with} {text}", lead[1]
+            else:
+                said_with = ""
             if len(text.split()) >= MIN_WORDS:
-                spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading))
+                spans.append(
+                    Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with)
+                )
     return spans
 
 

@@ -256,3 +256,23 @@ def test_a_list_item_quoted_alone_is_shown_as_a_whole_sentence(unit: str, shown:
     from rag_core.generation.extractive import _cite
 
     assert _cite(unit, "c") == f"{shown}[^c]"
+
+
+def test_items_of_one_list_are_quoted_under_their_lead_in_said_once() -> None:
+    from rag_core.reading.reader import Reading, ReadSpan
+    from rag_core.reading.spans import split_spans
+
+    remote = candidate(
+        "handbook_p1_c30",
+        "Remote employees\nFabrikam provides remote employees with:\na laptop and headset;\n"
+        "a setup reimbursement of up to $500; and\na monthly internet stipend of $50, paid through payroll.",
+    )
+    laptop, setup, internet = split_spans(remote)
+    # best read first, as the reader ranks them
+    reading = Reading([ReadSpan(internet, 6.0), ReadSpan(laptop, 4.0), ReadSpan(setup, 3.5)])
+    text = ExtractiveGenerator().quote("what do remote employees get?", [remote], reading)
+    assert text == (
+        "Fabrikam provides remote employees with: a monthly internet stipend of $50, paid through payroll; "
+        "a laptop and headset; a setup reimbursement of up to $500.[^handbook_p1_c30]"
+    )
+    assert validate(text, [remote.chunk_id], [remote.source_uri]).text == text

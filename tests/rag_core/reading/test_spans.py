@@ -89,3 +89,56 @@ def test_the_reader_reads_a_table_row_written_out_label_first() -> None:
     )
     assert row_span.in_context().startswith("Paid Time Off (Vacation): Years of service: Less than 3 years;")
     assert sentence.for_reader() == sentence.in_context()
+
+
+LIST_BODY = (
+    "Remote employees\n"
+    "Remote employees work from home. Fabrikam provides remote employees with:\n"
+    "a laptop, monitor, keyboard and headset;\n"
+    "a one-time setup reimbursement of up to $500; and\n"
+    "a monthly internet stipend of $50, paid through payroll.\n"
+    "Remote employees travel to an office when their manager asks."
+)
+
+
+def test_each_item_of_a_list_is_read_with_its_lead_in_and_the_lead_in_is_not_a_unit_alone() -> None:
+    spans = split_spans(candidate("handbook_p1_c30", LIST_BODY))
+    assert [s.text for s in spans] == [
+        "Remote employees work from home.",
+        "Fabrikam provides remote employees with: a laptop, monitor, keyboard and headset;",
+        "Fabrikam provides remote employees with: a one-time setup reimbursement of up to $500; and",
+        "Fabrikam provides remote employees with: a monthly internet stipend of $50, paid through payroll.",
+        "Remote employees travel to an office when their manager asks.",
+    ]  # the last line does not run on from "…payroll." and has no marker: prose again
+
+
+def test_bullets_keep_their_lead_in_and_only_an_items_first_sentence_takes_it() -> None:
+    body = (
+        "Foot Care\n"
+        "Exceptions Our plan does not cover:\n"
+        "• Routine foot care, such as trimming toenails • Orthotic shoe inserts These are never covered. Ask first.\n"
+        "• Foot surgery for cosmetic reasons\n"
+        "Call member services with questions about foot care."
+    )
+    texts = [s.text for s in split_spans(candidate("plan_p28_c00", body))]
+    assert texts == [
+        "Exceptions Our plan does not cover: • Routine foot care, such as trimming toenails • Orthotic shoe inserts "
+        "These are never covered.",
+        "Exceptions Our plan does not cover: • Foot surgery for cosmetic reasons",
+        "Call member services with questions about foot care.",
+    ]  # "Ask first." is a fragment; the item's second sentence is prose, read alone
+
+
+def test_a_lead_in_keeps_its_offsets_from_its_own_start_and_a_heading_ends_the_list() -> None:
+    body = "Criteria\nYou must meet the following criteria:\nOut-of-area care\n• You must be away for no more than 12 months"
+    chunk = candidate("plan_p59_c00", body)
+    spans = split_spans(chunk)
+    # A heading between them: the lead-in stays a sentence of its own, the bullet reads alone.
+    assert [s.text for s in spans] == [
+        "You must meet the following criteria:",
+        "• You must be away for no more than 12 months",
+    ]
+    led = split_spans(candidate("plan_p59_c01", "Criteria\nYou must meet the following criteria:\n• Away no more than 12 months"))
+    (span,) = led
+    assert span.text == "You must meet the following criteria: • Away no more than 12 months"
+    assert span.start == led[0].chunk.content.index("You must") and span.end == len(led[0].chunk.content)

@@ -1,0 +1,30 @@
+"""A list on the REAL pipeline over the project's corpus: the handbook's "Fabrikam provides remote
+employees with:" is followed by three items, the last "a monthly internet stipend of $50, paid
+through payroll." Read alone, that item does not say who pays whom, and the lead-in alone says
+nothing; read together they answer an employee's internet question (``rag_core.reading.spans``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_core.reading import spans
+from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
+
+INTERNET = "I work remotely - does Fabrikam pay anything toward my home internet each month?"
+LEAD_IN = "Fabrikam provides remote employees with:"
+
+
+async def test_a_list_item_answers_with_its_lead_in(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(INTERNET))
+    assert not answer.abstained
+    assert f"{LEAD_IN} a monthly internet stipend of $50" in answer.answer
+    assert "employee-handbook-2026_p1_c30" in answer.answer
+
+
+async def test_without_lead_ins_the_item_does_not_answer(real: RealCorpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The mutation "items read alone, the lead-in a unit of its own" (how spans were split before).
+    monkeypatch.setattr(spans, "_leads", lambda lines, headings: {})
+    answer = await real.answer(employee_row(INTERNET))
+    assert answer.abstained or "$50" not in answer.answer
