@@ -29,6 +29,10 @@ _TERMINAL = (".", "!", "?", ":", ";")
 MIN_WORDS = 3
 # What starts a list item line: a bullet, a dash, or "1." / "a)".
 _LIST_ITEM = re.compile(r"^(?:[•▪●◦‣*\-–—]|\(?[0-9a-z]{1,2}[.)])\s")
+# A list inside a line ("RESPONSIBILITIES: • Develop … • Review budgets QUALIFICATIONS:"): a line ending
+# in a colon whose last sentence holds one is a list itself, not a lead-in, and is read as it is.
+_INLINE_ITEMS = re.compile(r"[•▪●◦‣]|\s[-–—]\s?[A-Z]")
+LEAD_IN_MAX_WORDS = 40
 # How a list item ends when the list runs on to the next line (a markdown list loses its markers).
 _RUNS_ON = re.compile(r"(?:[,;]|[,;]?\s+(?:and|or))$", re.IGNORECASE)
 HEADING_MAX_WORDS = 12
@@ -143,13 +147,22 @@ def split_spans(chunk: Candidate) -> list[Span]:
     return spans
 
 
+def _ends_in_lead_in(line: str) -> bool:
+    """The line's last sentence introduces a list: it ends in a colon, is short, holds no list itself."""
+    units = _units(line)
+    if not units or not line.endswith(":"):
+        return False
+    last = line[units[-1][0] : units[-1][1]]
+    return len(last.split()) <= LEAD_IN_MAX_WORDS and not _INLINE_ITEMS.search(last)
+
+
 def _leads(lines: Sequence[str], headings: set[int]) -> dict[int, int]:
     """Line number -> the number of the line whose last sentence leads it in: the line after one
-    ending in a colon, then each following line that starts with a list marker or follows an item
-    that runs on ("…headset;", "…; and")."""
+    ending in a lead-in (``_ends_in_lead_in``), then each following line that starts with a list
+    marker or follows an item that runs on ("…headset;", "…; and")."""
     led: dict[int, int] = {}
     for number, line in enumerate(lines):
-        if number in headings or number + 1 >= len(lines) or number + 1 in headings or not line.endswith(":"):
+        if number in headings or number + 1 >= len(lines) or number + 1 in headings or not _ends_in_lead_in(line):
             continue
         follower = number + 1
         led[follower] = number

@@ -130,15 +130,28 @@ def test_bullets_keep_their_lead_in_and_only_an_items_first_sentence_takes_it() 
 
 
 def test_a_lead_in_keeps_its_offsets_from_its_own_start_and_a_heading_ends_the_list() -> None:
-    body = "Criteria\nYou must meet the following criteria:\nOut-of-area care\n• You must be away for no more than 12 months"
+    body = "Criteria\nYou must meet the following criteria:\nOut-of-area care\n• You must be away for at most 12 months"
     chunk = candidate("plan_p59_c00", body)
     spans = split_spans(chunk)
     # A heading between them: the lead-in stays a sentence of its own, the bullet reads alone.
     assert [s.text for s in spans] == [
         "You must meet the following criteria:",
-        "• You must be away for no more than 12 months",
+        "• You must be away for at most 12 months",
     ]
-    led = split_spans(candidate("plan_p59_c01", "Criteria\nYou must meet the following criteria:\n• Away no more than 12 months"))
+    led = split_spans(candidate("plan_p59_c01", "Criteria\nYou must meet the following criteria:\n• Away at most 12 months"))
     (span,) = led
-    assert span.text == "You must meet the following criteria: • Away no more than 12 months"
+    assert span.text == "You must meet the following criteria: • Away at most 12 months"
     assert span.start == led[0].chunk.content.index("You must") and span.end == len(led[0].chunk.content)
+
+
+def test_a_line_that_is_a_list_itself_leads_nothing_in() -> None:
+    # The role library glues the next list's label to the end of the last bullet of the one before.
+    body = (
+        "Vice President of Sales\n"
+        "RESPONSIBILITIES: • Develop sales strategies • Review sales reports, forecasts and budgets QUALIFICATIONS:\n"
+        "• Bachelor's degree in business • At least 10 years of sales experience in a management role"
+    )
+    assert [s.text for s in split_spans(candidate("roles_p7_c00", body))] == [
+        "RESPONSIBILITIES: • Develop sales strategies • Review sales reports, forecasts and budgets QUALIFICATIONS:",
+        "• Bachelor's degree in business • At least 10 years of sales experience in a management role",
+    ]
