@@ -141,9 +141,7 @@ def split_spans(chunk: Candidate) -> list[Span]:
             else:
                 said_with = ""
             if len(text.split()) >= MIN_WORDS:
-                spans.append(
-                    Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with)
-                )
+                spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with))
     return spans
 
 
