@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rag_core.conflicts import find_amount_conflicts
 from rag_core.generation.base import GenerationResult
 from rag_core.reading.reader import Reading
-from rag_core.reading.spans import Span
+from rag_core.reading.spans import Span, split_spans
 from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
 from rag_core.types import Candidate
 
@@ -66,7 +66,7 @@ class ExtractiveGenerator:
 
     def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
         """The reader's best sentences: a model picked them, no word-overlap rule is involved."""
-        chosen = _lead_ins_said_once([r.span for r in reading.answer(self.max_sentences)])
+        chosen = _whole_lists([r.span for r in reading.answer(self.max_sentences)])
         if not chosen:
             return "INSUFFICIENT_CONTEXT"
         return self._with_conflicts(question, context, chosen)
@@ -149,22 +149,22 @@ class ExtractiveGenerator:
 _RUN_ON_END = re.compile(r"\s*[,;:]\s*(?:and|or)?$|\s+(?:and|or)$", re.IGNORECASE)
 
 
-def _lead_ins_said_once(spans: Sequence[Span]) -> list[tuple[str, Candidate]]:
-    """The units to quote, items of one list joined under their lead-in, best item first: "Fabrikam
-    provides remote employees with: a monthly internet stipend of $50, paid through payroll; a
-    laptop, monitor, keyboard and headset." rather than the lead-in said once per item."""
+def _whole_lists(spans: Sequence[Span]) -> list[tuple[str, Candidate]]:
+    """The units to quote; an item of a list is quoted as its whole list, lead-in and every item in
+    the document's order, once however many of its items were read best: one condition of an "all of
+    the following are true:" list shown alone reads as if it were enough."""
     units: list[tuple[str, Candidate]] = []
-    joined: dict[tuple[str, str], int] = {}  # (chunk id, lead-in) -> where its unit is in ``units``
+    quoted: set[tuple[str, int]] = set()  # (chunk id, where the list's lead-in starts)
     for span in spans:
-        key = (span.chunk.chunk_id, span.lead)
-        if not span.lead or key not in joined:
-            if span.lead:
-                joined[key] = len(units)
+        if not span.lead:
             units.append((span.text, span.chunk))
             continue
-        text, chunk = units[joined[key]]
-        item = span.text[len(span.lead) :].strip()
-        units[joined[key]] = (f"{_RUN_ON_END.sub('', text.rstrip()).rstrip('.')}; {item}", chunk)
+        key = (span.chunk.chunk_id, span.start)
+        if key in quoted:
+            continue
+        quoted.add(key)
+        items = [s.text[len(s.lead) :].strip() for s in split_spans(span.chunk) if s.lead and s.start == span.start]
+        units.append((" ".join([span.lead, *items]), span.chunk))
     return units
 
 

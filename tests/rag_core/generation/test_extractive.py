@@ -258,21 +258,26 @@ def test_a_list_item_quoted_alone_is_shown_as_a_whole_sentence(unit: str, shown:
     assert _cite(unit, "c") == f"{shown}[^c]"
 
 
-def test_items_of_one_list_are_quoted_under_their_lead_in_said_once() -> None:
+def test_an_item_of_a_list_is_quoted_as_its_whole_list_once() -> None:
     from rag_core.reading.reader import Reading, ReadSpan
     from rag_core.reading.spans import split_spans
 
-    remote = candidate(
-        "handbook_p1_c30",
-        "Remote employees\nFabrikam provides remote employees with:\na laptop and headset;\n"
-        "a setup reimbursement of up to $500; and\na monthly internet stipend of $50, paid through payroll.",
+    leave = candidate(
+        "leave_p1_c00",
+        "Eligibility\nYou are eligible for paid parental leave if all of the following are true:\n"
+        "you are a regular employee scheduled at least 20 hours per week;\n"
+        "you have completed 90 days of continuous employment; and\n"
+        "you are the birth parent, spouse or adoptive parent.\n"
+        "Leave is paid at 100% of base pay.",
     )
-    laptop, setup, internet = split_spans(remote)
-    # best read first, as the reader ranks them
-    reading = Reading([ReadSpan(internet, 6.0), ReadSpan(laptop, 4.0), ReadSpan(setup, 3.5)])
-    text = ExtractiveGenerator().quote("what do remote employees get?", [remote], reading)
+    hours, tenure, parent, pay = split_spans(leave)
+    # Two items read best (in reader order), the pay sentence after them: the list is quoted once,
+    # whole, in the document's order; one condition alone would read as if it were enough.
+    reading = Reading([ReadSpan(tenure, 6.0), ReadSpan(hours, 5.0), ReadSpan(pay, 4.0)])
+    text = ExtractiveGenerator().quote("do i qualify for parental leave yet?", [leave], reading)
     assert text == (
-        "Fabrikam provides remote employees with: a monthly internet stipend of $50, paid through payroll; "
-        "a laptop and headset; a setup reimbursement of up to $500.[^handbook_p1_c30]"
+        "You are eligible for paid parental leave if all of the following are true: you are a regular employee "
+        "scheduled at least 20 hours per week; you have completed 90 days of continuous employment; and you are "
+        "the birth parent, spouse or adoptive parent.[^leave_p1_c00] Leave is paid at 100% of base pay.[^leave_p1_c00]"
     )
-    assert validate(text, [remote.chunk_id], [remote.source_uri]).text == text
+    assert validate(text, [leave.chunk_id], [leave.source_uri]).text == text

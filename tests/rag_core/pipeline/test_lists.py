@@ -1,7 +1,8 @@
 """A list on the REAL pipeline over the project's corpus: the handbook's "Fabrikam provides remote
 employees with:" is followed by three items, the last "a monthly internet stipend of $50, paid
 through payroll." Read alone, that item does not say who pays whom, and the lead-in alone says
-nothing; read together they answer an employee's internet question (``rag_core.reading.spans``)."""
+nothing; read together they answer an employee's internet question (``rag_core.reading.spans``),
+and the answer quotes the whole list (``rag_core.generation.extractive``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ LEAD_IN = "Fabrikam provides remote employees with:"
 async def test_a_list_item_answers_with_its_lead_in(real: RealCorpus) -> None:
     answer = await real.answer(employee_row(INTERNET))
     assert not answer.abstained
-    assert f"{LEAD_IN} a monthly internet stipend of $50" in answer.answer
+    # quoted as the handbook's whole list: the lead-in, then every item in its order
+    assert f"{LEAD_IN} a laptop, monitor, keyboard and headset;" in answer.answer
+    assert "; and a monthly internet stipend of $50, paid through payroll." in answer.answer
     assert "employee-handbook-2026_p1_c30" in answer.answer
 
 
