@@ -120,9 +120,8 @@ def split_spans(chunk: Candidate) -> list[Span]:
     body = [(offset, raw) for offset, raw in lines[1:] if raw.strip()]
     headings = {n for n, (_, raw) in enumerate(body) if _is_heading(raw.strip(), n == len(body) - 1)}
     leads = _leads([raw.strip() for _, raw in body], headings)
-    lead_ins = set(leads.values())
+    lead_ins: dict[int, tuple[str, int]] = {}  # lead-in line -> its lead-in and where it starts
     spans: list[Span] = []
-    lead: tuple[str, int] | None = None  # the lead-in in effect and where it starts in the chunk
     for number, (offset, raw) in enumerate(body):
         line = raw.strip()
         if number in headings:
@@ -131,15 +130,13 @@ def split_spans(chunk: Candidate) -> list[Span]:
         base = offset + (len(raw) - len(raw.lstrip()))
         units = _units(line)
         for index, (at, end) in enumerate(units):
-            text, start = line[at:end], base + at
-            if number in lead_ins and index == len(units) - 1:
-                lead = (text, start)  # said with each item of the list below it, not alone
+            text, start, said_with = line[at:end], base + at, ""
+            if number in leads.values() and index == len(units) - 1:
+                lead_ins[number] = (text, start)  # said with each item of the list below it, not alone
                 continue
-            if number in leads and lead is not None and index == 0:  # the item; what follows it is prose
-                said_with = lead[0]
-                text, start = f"{said_with} {text}", lead[1]
-            else:
-                said_with = ""
+            if number in leads and index == 0:  # the item; a sentence after it on its line is prose
+                said_with, start = lead_ins[leads[number]]
+                text = f"{said_with} {text}"
             if len(text.split()) >= MIN_WORDS:
                 spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with))
     return spans
