@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from rag_core.conflicts import find_amount_conflicts
 from rag_core.generation.base import GenerationResult
+from rag_core.reading.conditions import age_rules
 from rag_core.reading.reader import Reading
 from rag_core.reading.spans import Span, split_spans
 from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
@@ -65,8 +66,10 @@ class ExtractiveGenerator:
         return None
 
     def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
-        """The reader's best sentences: a model picked them, no word-overlap rule is involved."""
-        chosen = _whole_lists([r.span for r in reading.answer(self.max_sentences)])
+        """The reader's best sentences: a model picked them, no word-overlap rule is involved; for a
+        question that tells someone's age, the age rules of the best sentence's section right after it."""
+        read = [r.span for r in reading.answer(self.max_sentences)]
+        chosen = _whole_lists([*read[:1], *age_rules(question, read, context), *read[1:]])
         if not chosen:
             return "INSUFFICIENT_CONTEXT"
         return self._with_conflicts(question, context, chosen)
