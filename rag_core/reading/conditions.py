@@ -19,24 +19,35 @@ from collections.abc import Sequence
 from rag_core.reading.spans import Span, spans_of
 from rag_core.types import Candidate
 
-_UNIT_AFTER = r"(?!\s*(?:weeks?|wks?|months?|mos?|days?|hours?|hrs?|%|percent|times|x\b))"
+_UNIT_AFTER = r"(?!\s*(?:weeks?|wks?|months?|mos?|days?|hours?|hrs?|%|percent|times|x\b|am\b|pm\b|a\.m|p\.m))"
+_PERSON = (
+    r"(?:daughter|son|kid|child|baby|teen|wife|husband|spouse|partner|dad|mom|father|mother|stepson|"
+    r"stepdaughter|grandson|granddaughter|dependent|he|she|they)"
+)
+_SMALL = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 # Someone's age in a question: "my 15 yo", "my 10 yr old", "a 42-year-old employee", "(he's 22)",
-# "she is 16", "I'm 57", "at age 70".
+# "my son is 19", "my daughter (22)", "she just turned 14", "I'm 57", "at age 70", "two months old",
+# "born 5 days ago".
 ASKED_AGE = re.compile(
     r"\b\d{1,2}\s*-?\s*(?:yo|y/o|y\.o\.|yrs?\s*-?\s*old|years?\s*-?\s*old)\b"
-    rf"|\b(?:he|she|they)(?:'s|’s|\s+is|\s+are)\s+\d{{1,2}}\b{_UNIT_AFTER}"
-    rf"|\b(?:i'm|i’m|im|i\s+am)\s+\d{{2}}\b{_UNIT_AFTER}"
-    r"|\bage[d]?\s+\d{1,2}\b",
+    rf"|\b{_PERSON}(?:'s|’s|\s+is|\s+are|\s+was)\s+(?:now\s+|only\s+|just\s+)?\d{{1,2}}\b{_UNIT_AFTER}"
+    rf"|\b{_PERSON}\s*\(\s*(?:age\s*)?\d{{1,2}}\s*\)"
+    rf"|\b(?:i'm|i’m|im|i\s+am)\s+(?:now\s+)?\d{{2}}\b{_UNIT_AFTER}"
+    rf"|\b(?:turn|turned|turns|turning)\s+\d{{1,2}}\b{_UNIT_AFTER}"
+    r"|\bage[d]?\s+\d{1,2}\b"
+    rf"|\b{_SMALL}\s*-?\s*(?:days?|wks?|weeks?|months?|mos?)\s*-?\s*old\b"
+    rf"|\bborn\s+(?:about\s+|like\s+)?{_SMALL}\s*(?:days?|wks?|weeks?|months?|mos?)\s+ago\b",
     re.IGNORECASE,
 )
 # An age rule in a document: "under the age of 21", "up to age 26", "18 years of age or older",
-# "age 55 or older", "ages 2 to 19".
+# "age 55 or older", "at age 70", "ages 2 to 19", "up to 30 days old".
 AGE_RULE = re.compile(
-    r"\b(?:under|over|through|until|up\s+to|to|before|after|at\s+least|younger\s+than|older\s+than)\s+"
+    r"\b(?:under|over|through|until|up\s+to|to|at|before|after|at\s+least|younger\s+than|older\s+than)\s+"
     r"(?:the\s+)?age\s+(?:of\s+)?\d{1,2}"
     r"|\bage\s+\d{1,2}\s+(?:and|or)\s+(?:older|over|under|younger)"
     r"|\b\d{1,2}\s+years\s+of\s+age"
-    r"|\bages?\s+\d{1,2}\s*(?:to|-|–|through)\s*\d{1,2}",
+    r"|\bages?\s+\d{1,2}\s*(?:to|-|–|through)\s*\d{1,2}"
+    r"|\b\d{1,2}\s+(?:days|months)\s+old\b",
     re.IGNORECASE,
 )
 MAX_AGE_RULES = 2
