@@ -19,7 +19,11 @@ from collections.abc import Sequence
 from rag_core.reading.spans import Span, spans_of
 from rag_core.types import Candidate
 
-_UNIT_AFTER = r"(?!\s*(?:weeks?|wks?|months?|mos?|days?|hours?|hrs?|%|percent|times|x\b|am\b|pm\b|a\.m|p\.m))"
+# A number followed by a unit is a duration or a distance, not an age ("he's 5 weeks early", "im 40 minutes away").
+_UNIT_AFTER = (
+    r"(?!\s*(?:weeks?|wks?|months?|mos?|days?|hours?|hrs?|minutes?|mins?|miles?|km\b|%|percent|times|x\b|"
+    r"am\b|pm\b|a\.m|p\.m))"
+)
 _PERSON = (
     r"(?:daughter|son|kid|child|baby|teen|wife|husband|spouse|partner|dad|mom|father|mother|stepson|"
     r"stepdaughter|grandson|granddaughter|dependent|he|she|they)"

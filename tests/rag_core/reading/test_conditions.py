@@ -39,6 +39,7 @@ def test_a_question_that_tells_an_age(question: str) -> None:
     [
         "he's 5 weeks early, is the NICU covered?",
         "i'm 30 days into the job, am I eligible?",
+        "im 40 minutes from the nearest in-network clinic",
         "How many visits per year are covered?",
         "my 2nd pair of glasses",
     ],
