@@ -96,13 +96,27 @@ def row_statement(text: str) -> str | None:
 def _is_heading(line: str, is_last: bool) -> bool:
     """A short line without closing punctuation followed by more text: a section heading the
     chunker inserted where the section changed. A list item ("• Gym memberships", "…headset; and")
-    is not one, however short."""
+    is not one, however short. The chunk's last line is one only when it is written as a title
+    ("PerksPlus Health and Wellness Reimbursement Program for Contoso Electronics Employees", "OTHER
+    INFORMATION ABOUT THIS PLAN"): the next section's heading, which states nothing; any other short
+    last line may be a sentence the chunk cut."""
+    if not line or line.endswith(_TERMINAL) or len(line.split()) > HEADING_MAX_WORDS:
+        return False
+    if _LIST_ITEM.match(line) or _RUNS_ON.search(line):
+        return False
+    return not is_last or _is_title(line)
+
+
+_TITLE_SMALL_WORDS = frozenset({"a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with"})
+
+
+def _is_title(line: str) -> bool:
+    """Every word capitalised but the small ones, and no figure: how documents write headings."""
+    words = re.findall(r"[^\W\d_][\w'’-]*", line)
     return (
-        not is_last
-        and not line.endswith(_TERMINAL)
-        and len(line.split()) <= HEADING_MAX_WORDS
-        and not _LIST_ITEM.match(line)
-        and not _RUNS_ON.search(line)
+        len(words) >= 2
+        and not re.search(r"\d", line)
+        and all(word[0].isupper() or word.lower() in _TITLE_SMALL_WORDS for word in words)
     )
 
 
