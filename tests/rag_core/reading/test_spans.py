@@ -156,3 +156,13 @@ def test_a_line_that_is_a_list_itself_leads_nothing_in() -> None:
         "RESPONSIBILITIES: • Develop sales strategies • Review sales reports, forecasts and budgets QUALIFICATIONS:",
         "• Bachelor's degree in business • At least 10 years of sales experience in a management role",
     ]
+
+
+def test_a_last_line_written_as_a_title_is_the_next_sections_heading_not_a_statement() -> None:
+    titled = candidate("perks_p1_c00", "Covered\nPerksPlus covers gym fees.\nPerksPlus Wellness Program for Employees")
+    assert [s.text for s in split_spans(titled)] == ["PerksPlus covers gym fees."]
+    shouting = candidate("plan_p90_c01", "Claims\nFile claims within 90 days.\nOTHER INFORMATION ABOUT THIS PLAN")
+    assert [s.text for s in split_spans(shouting)] == ["File claims within 90 days."]
+    # a last line the chunk cut mid-sentence stays a unit (it is not written as a title)
+    cut = candidate("plan_p2_c00", "Claims\nFile claims within 90 days.\nLate claims may still be reviewed by the plan")
+    assert [s.text for s in split_spans(cut)][-1] == "Late claims may still be reviewed by the plan"
