@@ -12,7 +12,7 @@ from rag_core.conflicts import find_amount_conflicts
 from rag_core.generation.base import GenerationResult
 from rag_core.reading.conditions import age_rules
 from rag_core.reading.reader import Reading
-from rag_core.reading.spans import Span, split_spans
+from rag_core.reading.spans import Span, whole_list
 from rag_core.text import MONEY, NUMBER, local_idf, split_sentences, terms
 from rag_core.types import Candidate
 
@@ -166,8 +166,7 @@ def _whole_lists(spans: Sequence[Span]) -> list[tuple[str, Candidate]]:
         if key in quoted:
             continue
         quoted.add(key)
-        items = [s.text[len(s.lead) :].strip() for s in split_spans(span.chunk) if s.lead and s.start == span.start]
-        units.append((" ".join([span.lead, *items]), span.chunk))
+        units.append((whole_list(span), span.chunk))
     return units
 
 

@@ -134,6 +134,7 @@ def split_spans(chunk: Candidate) -> list[Span]:
     body = [(offset, raw) for offset, raw in lines[1:] if raw.strip()]
     headings = {n for n, (_, raw) in enumerate(body) if _is_heading(raw.strip(), n == len(body) - 1)}
     leads = _leads([raw.strip() for _, raw in body], headings)
+    lead_in_lines = set(leads.values())
     lead_ins: dict[int, tuple[str, int]] = {}  # lead-in line -> its lead-in and where it starts
     spans: list[Span] = []
     for number, (offset, raw) in enumerate(body):
@@ -145,7 +146,7 @@ def split_spans(chunk: Candidate) -> list[Span]:
         units = _units(line)
         for index, (at, end) in enumerate(units):
             text, start, said_with = line[at:end], base + at, ""
-            if number in leads.values() and index == len(units) - 1:
+            if number in lead_in_lines and index == len(units) - 1:
                 lead_ins[number] = (text, start)  # said with each item of the list below it, not alone
                 continue
             if number in leads and index == 0:  # the item; a sentence after it on its line is prose
@@ -154,6 +155,15 @@ def split_spans(chunk: Candidate) -> list[Span]:
             if len(text.split()) >= MIN_WORDS:
                 spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with))
     return spans
+
+
+def whole_list(span: Span) -> str:
+    """A list item's whole list as the document says it: the lead-in, then every item of it in the
+    chunk's order (an item's ``start`` is its lead-in's); a span that is no list item is its text."""
+    if not span.lead:
+        return span.text
+    items = [s.text[len(s.lead) :].strip() for s in split_spans(span.chunk) if s.lead and s.start == span.start]
+    return " ".join([span.lead, *items])
 
 
 def _ends_in_lead_in(line: str) -> bool:
