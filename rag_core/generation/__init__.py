@@ -16,4 +16,4 @@ def build_generator(settings: CoreSettings) -> Generator:
         return OpenAIGenerator.from_settings(settings)
     from rag_core.generation.extractive import ExtractiveGenerator
 
-    return ExtractiveGenerator()
+    return ExtractiveGenerator(tie=settings.answer_tie_margin)

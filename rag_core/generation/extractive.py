@@ -46,9 +46,13 @@ _PERCENT = re.compile(r"\d\s?(%|percent\b|por ciento\b)", re.IGNORECASE)
 class ExtractiveGenerator:
     model_name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, relative_floor: float = 0.6) -> None:
+    def __init__(self, max_sentences: int = 3, relative_floor: float = 0.6, tie: float | None = None) -> None:
+        """``tie``: quote one sentence more when it reads within ``tie`` logits of the best
+        (``Reading.answer``; ``ANSWER_TIE_MARGIN``). The gates still judge the first ``max_sentences``:
+        a tied sentence adds to an answer, never makes one."""
         self.max_sentences = max_sentences
         self.relative_floor = relative_floor
+        self.tie = tie
 
     async def generate(
         self,
@@ -68,7 +72,7 @@ class ExtractiveGenerator:
     def quote(self, question: str, context: Sequence[Candidate], reading: Reading) -> str:
         """The reader's best sentences: a model picked them, no word-overlap rule is involved; for a
         question that tells someone's age, the age rules of the best sentence's section right after it."""
-        read = [r.span for r in reading.answer(self.max_sentences)]
+        read = [r.span for r in reading.answer(self.max_sentences, tie=self.tie)]
         chosen = _whole_lists([*read[:1], *age_rules(question, read, context), *read[1:]])
         if not chosen:
             return "INSUFFICIENT_CONTEXT"

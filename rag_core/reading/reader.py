@@ -52,12 +52,18 @@ class Reading:
     def best(self) -> float:
         return self.spans[0].score if self.spans else float("-inf")
 
-    def answer(self, max_sentences: int = 3, margin: float = 5.0) -> list[ReadSpan]:
+    def answer(self, max_sentences: int = 3, margin: float = 5.0, *, tie: float | None = None) -> list[ReadSpan]:
         """The best sentence and up to ``max_sentences - 1`` more that read nearly as well (a
-        table row and the sentence that qualifies it), never one far below the best."""
+        table row and the sentence that qualifies it), never one far below the best. With ``tie``,
+        one sentence more when it reads within ``tie`` of the best: the reader cannot order
+        sentences that close ("whats the OOP max on Plus?" read "…offers a maximum out-of-pocket
+        (OOP) limit" first and "…has an out-of-pocket maximum of $4,000 per year" fourth, 0.33 under it)."""
         if not self.spans:
             return []
-        return [s for s in self.spans[:max_sentences] if s.score >= self.best - margin]
+        shown = [s for s in self.spans[:max_sentences] if s.score >= self.best - margin]
+        if tie is not None and len(self.spans) > max_sentences and self.spans[max_sentences].score >= self.best - tie:
+            shown.append(self.spans[max_sentences])
+        return shown
 
 
 def word_overlap(question: str, spans: Sequence[Span]) -> list[float]:

@@ -24,7 +24,7 @@ from rag_core.models import ColbertEncoder
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
-from rag_core.settings import CoreSettings
+from rag_core.settings import DEFAULT_ANSWER_TIE_MARGIN, CoreSettings
 from tests.rag_core.corpus_factory import write_corpus
 from tests.rag_core.spies import SpyGenerator, SpyIndex
 
@@ -48,6 +48,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "LATE_INTERACTION": "colbert",
         "READER_MODEL_SPANS": 0,
         "QUANTITY_SAME_DOCUMENT": True,
+        "ANSWER_TIE_MARGIN": DEFAULT_ANSWER_TIE_MARGIN,
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,
         "RETRIEVAL_TOP_K": 10,

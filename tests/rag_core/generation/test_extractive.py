@@ -281,3 +281,32 @@ def test_an_item_of_a_list_is_quoted_as_its_whole_list_once() -> None:
         "the birth parent, spouse or adoptive parent.[^leave_p1_c00] Leave is paid at 100% of base pay.[^leave_p1_c00]"
     )
     assert validate(text, [leave.chunk_id], [leave.source_uri]).text == text
+
+
+def test_a_fourth_sentence_is_quoted_when_it_reads_as_well_as_the_best() -> None:
+    from rag_core.reading.reader import Reading, ReadSpan
+    from rag_core.reading.spans import split_spans
+
+    plus = candidate(
+        "plus_p14_c01",
+        "The plan offers a maximum out-of-pocket (OOP) limit.\n"
+        "The out-of-pocket maximum includes deductibles, copays and coinsurance.\n"
+        "Preventive care services are covered at 100%.\n"
+        "Northwind Health Plus has an out-of-pocket maximum of $4,000 per year.\n"
+        "Premiums do not count toward it.",
+    )
+    offers, includes, preventive, amount, premiums = split_spans(plus)
+    question = "whats the OOP max on Plus?"
+
+    def quoted_with(fourth: float, tie: float | None) -> str:
+        reading = Reading(
+            [ReadSpan(offers, 6.98), ReadSpan(includes, 6.94), ReadSpan(preventive, 6.86), ReadSpan(amount, fourth)]
+            + [ReadSpan(premiums, 1.0)]
+        )
+        return ExtractiveGenerator(tie=tie).quote(question, [plus], reading)
+
+    # The reader cannot order sentences 0.33 apart: the fourth is quoted too, the fifth never.
+    assert "$4,000" in quoted_with(6.65, tie=0.5) and "Premiums" not in quoted_with(6.65, tie=0.5)
+    # Further apart than the tie, or with no tie (the mutation: three sentences, as before), it is not.
+    assert "$4,000" not in quoted_with(6.40, tie=0.5)
+    assert "$4,000" not in quoted_with(6.65, tie=None)
