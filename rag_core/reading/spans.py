@@ -36,6 +36,12 @@ LEAD_IN_MAX_WORDS = 40
 # How a list item ends when the list runs on to the next line (a markdown list loses its markers).
 _RUNS_ON = re.compile(r"(?:[,;]|[,;]?\s+(?:and|or))$", re.IGNORECASE)
 HEADING_MAX_WORDS = 12
+# An all-caps label a section's first line may put before its heading ("COVERED SERVICES:",
+# "IMPORTANT PLAN INFORMATION:", "COMPLAINTS AND APPEALS").
+_CAPS_LABEL = r"[A-Z][A-Z ,&/'’()-]*[A-Z)](?:\s*[:\-–—])?\s+"
+# "When choosing…", "Surgery is…": a word, then a lowercase one that no title would use ("Coverage At…",
+# "Providers and How…" go on a title).
+_STARTS_SENTENCE = re.compile(r"\S+\s+([a-z][\w'’-]*)")
 # An FAQ answer rarely needs more than its first two sentences; more would dilute the reading.
 FAQ_ANSWER_SENTENCES = 2
 
@@ -145,6 +151,8 @@ def split_spans(chunk: Candidate) -> list[Span]:
         base = offset + (len(raw) - len(raw.lstrip()))
         units = _units(line)
         for index, (at, end) in enumerate(units):
+            if index == 0:
+                at = _restated_heading(line[:end], heading)
             text, start, said_with = line[at:end], base + at, ""
             if number in lead_in_lines and index == len(units) - 1:
                 lead_ins[number] = (text, start)  # said with each item of the list below it, not alone
@@ -155,6 +163,28 @@ def split_spans(chunk: Candidate) -> list[Span]:
             if len(text.split()) >= MIN_WORDS:
                 spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with))
     return spans
+
+
+def _restated_heading(sentence: str, heading: str) -> int:
+    """How many characters at the start of a line's first sentence restate its section's heading:
+    the PDF set the heading again in body type, and the extractor joined it to the first sentence
+    ("IMPORTANT PLAN INFORMATION: Copayments (Copays) When using Northwind Health Plus, you may be
+    responsible for a copayment…", "COVERED SERVICES: Acupuncture Acupuncture is an ancient form…").
+    Glued on, the heading made an introduction read as the section's answer and was quoted as part
+    of a sentence. Taken only where the sentence clearly starts after it: behind an all-caps label,
+    after an all-caps heading, or before a word followed by a lowercase one no title uses ("In-Network
+    Providers When choosing…"); "Substance Use Disorder Coverage At Contoso…", "Non-Participating
+    Providers and How They Affect…" and "Welcome to Fabrikam Corp." keep their words. 0 when there is
+    nothing to take, or too little would be left."""
+    if not heading:
+        return 0
+    match = re.match(rf"(?P<label>{_CAPS_LABEL})?{re.escape(heading)}\s+(?=[A-Z])", sentence)
+    if match is None:
+        return 0
+    rest = sentence[match.end() :]
+    starts = _STARTS_SENTENCE.match(rest)
+    clear = match.group("label") or heading.isupper() or (starts and starts.group(1) not in _TITLE_SMALL_WORDS)
+    return match.end() if clear and len(rest.split()) >= MIN_WORDS else 0
 
 
 def whole_list(span: Span) -> str:
