@@ -166,3 +166,51 @@ def test_a_last_line_written_as_a_title_is_the_next_sections_heading_not_a_state
     # a last line the chunk cut mid-sentence stays a unit (it is not written as a title)
     cut = candidate("plan_p2_c00", "Claims\nFile claims within 90 days.\nLate claims may still be reviewed by the plan")
     assert [s.text for s in split_spans(cut)][-1] == "Late claims may still be reviewed by the plan"
+
+
+@pytest.mark.parametrize(
+    ("heading", "line", "first"),
+    [
+        (
+            "Copayments (Copays)",
+            "IMPORTANT PLAN INFORMATION: Copayments (Copays) When using Northwind Health Plus, you may be "
+            "responsible for a copayment (or copay) for certain services.",
+            "When using Northwind Health Plus, you may be responsible for a copayment (or copay) for certain services.",
+        ),
+        (
+            "Acupuncture",
+            "COVERED SERVICES: Acupuncture Acupuncture is an ancient form of healing.",
+            "Acupuncture is an ancient form of healing.",
+        ),
+        (
+            "EXCLUSIONS",
+            "EXCLUSIONS Although the plan is broad, it does not cover everything.",
+            "Although the plan is broad, it does not cover everything.",
+        ),
+        (
+            "In-Network Providers",
+            "In-Network Providers When choosing a provider, check the directory.",
+            "When choosing a provider, check the directory.",
+        ),
+        # The heading goes on as a title, or too little would be left: the line is read as it is.
+        (
+            "Substance Use Disorder",
+            "Substance Use Disorder Coverage At Contoso, we are proud to help.",
+            "Substance Use Disorder Coverage At Contoso, we are proud to help.",
+        ),
+        (
+            "Non-Participating",
+            "Non-Participating Providers and How They Affect Your Costs When you choose.",
+            "Non-Participating Providers and How They Affect Your Costs When you choose.",
+        ),
+        ("Welcome to Fabrikam", "Welcome to Fabrikam Corp. We are glad you are here.", "Welcome to Fabrikam Corp."),
+    ],
+)
+def test_a_heading_restated_at_the_start_of_its_sections_first_line_is_not_read_as_part_of_it(
+    heading: str, line: str, first: str
+) -> None:
+    chunk = candidate("plan_p11_c00", line, heading=heading)
+    span = split_spans(chunk)[0]
+    assert span.text == first
+    assert chunk.content[span.start : span.end] == span.text
+    assert span.heading == heading
