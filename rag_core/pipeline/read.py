@@ -15,6 +15,7 @@ from rag_core.reading.answer_type import (
     asks_another_maximum,
     lacks_asked_contact,
     lacks_asked_kind,
+    lacks_asked_pay,
     lacks_asked_quantity,
     names_another_year,
     names_member_cost,
@@ -247,8 +248,9 @@ class AnswerTypeGate(StageBase):
     plan year's summary (``names_another_year``). With ``same_document`` the asked quantity must come
     from the best-read sentence's document: a figure from another document is about another benefit
     (benchmarks/README.md "Reading, session 12"). A question that asks for a phone or fax number or an
-    e-mail address needs such a sentence to give one (``lacks_asked_contact``). Runs only when the
-    reader is about to answer."""
+    e-mail address needs such a sentence to give one (``lacks_asked_contact``), and one that asks for a
+    salary range a sentence that gives pay in dollars (``lacks_asked_pay``). Runs only when the reader
+    is about to answer."""
 
     name = "answer_type"
 
@@ -266,6 +268,7 @@ class AnswerTypeGate(StageBase):
             lacks_asked_quantity(question, self._quantity_texts(answering))
             or lacks_asked_contact(question, texts)
             or lacks_asked_kind(question, framed)
+            or lacks_asked_pay(question, framed)
             or names_another_year(
                 question, ((text, span.chunk.title) for text, span in zip(framed, answering, strict=True))
             )

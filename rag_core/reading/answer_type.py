@@ -123,6 +123,21 @@ _AMOUNT_KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
 )
 
 
+# A pay range asked for ("What is the salary range for the Sales Representative position?", "whats the
+# salary band for…") is answered only by a sentence that gives pay as a dollar figure: a job posting's
+# header, its duties, or "Salary: Competitive, commensurate with experience" name the role, not its pay.
+_ASKS_PAY_RANGE = re.compile(r"\b(?:salary|pay|wage|compensation)\s+(?:range|band|scale|bracket)s?\b", re.IGNORECASE)
+_NAMES_PAY = re.compile(r"\b(?:salar(?:y|ies)|pay|wages?|compensation)\b", re.IGNORECASE)
+_DOLLARS = re.compile(r"\$\s?\d")
+
+
+def lacks_asked_pay(question: str, sentences: Iterable[str]) -> bool:
+    """The question asks for a salary (pay) range and none of ``sentences`` gives pay in dollars."""
+    if not _ASKS_PAY_RANGE.search(question):
+        return False
+    return not any(_NAMES_PAY.search(text) and _DOLLARS.search(text) for text in sentences)
+
+
 def asks_quantity(question: str) -> bool:
     return bool(_ASKS_QUANTITY.search(question))
 

@@ -235,3 +235,26 @@ async def test_the_heading_can_name_the_kind() -> None:
 )
 def test_an_asked_contact_must_be_given(question: str, sentence: str, lacks: bool) -> None:
     assert lacks_asked_contact(question, [sentence]) is lacks
+
+
+# -- a salary range needs a salary in dollars ---------------------------------------------------------
+POSTING = (
+    "Job Title: Sales Representative Company: Contoso Electronics Objective: The Sales Representative will "
+    "be responsible for driving sales of Contoso Electronics products and services."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "stops"),
+    [
+        ("What is the salary range for the Sales Representative position?", POSTING, True),
+        ("whats the salary band for the sales rep role?", "Salary: Competitive, commensurate with experience.", True),
+        ("What is the pay range for a sales representative?", "Salary: $55,000 to $70,000 per year.", False),
+        # A salary named, not its range asked: not this rule's question.
+        ("How much of my base salary can I defer?", "You may defer up to 50% of base salary.", False),
+    ],
+)
+async def test_a_salary_range_is_answered_only_with_pay_in_dollars(question: str, sentence: str, stops: bool) -> None:
+    chunk = candidate("role-library_p30_c00", sentence)
+    span = Span(sentence, chunk, 0, len(sentence), "Sales Representative")
+    assert (await gated(Reading([ReadSpan(span, 5.4)]), question) == "answer_type") is stops
