@@ -81,7 +81,8 @@ DEFAULT_KEY_WORD_ABLATION_MARGIN = 2.75
 # the fourth ("whats the OOP max on Plus?": the $4,000 sentence 0.33 under "…offers a maximum
 # out-of-pocket (OOP) limit"; the pharmacy-benefit-manager switch: 0.47). Tuned on the 85 sets of
 # session 14 (13 of 1,470 answers get a fourth sentence; 2 wrong -> right, nothing worse at 0.5 or up to
-# 1.5); checked on two sets sealed before it (benchmarks/README.md "Reading, session 14").
+# 1.5); checked on two pairs sealed before and after it: no outcome changed (benchmarks/README.md
+# "Reading, session 14").
 DEFAULT_ANSWER_TIE_MARGIN = 0.5
 
 DEFAULT_ABSTAIN_TEXTS: dict[str, str] = {
