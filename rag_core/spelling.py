@@ -128,7 +128,24 @@ class QueryCorrector:
         )
 
     def correct(self, text: str, language: str = "en") -> str:
-        return _WORD.sub(lambda m: self.correct_word(m.group(0), language), text)
+        """``text`` with its misspelt words replaced. A word typed in capitals ("ADHD", "IVF") is an
+        acronym the employee meant, not a typo ("ADHD" had become "add", one edit away), unless the
+        whole question is typed in capitals."""
+        shouting = _mostly_capitals(text)
+
+        def fixed(match: re.Match[str]) -> str:
+            word = match.group(0)
+            return word if not shouting and _ACRONYM.fullmatch(word) else self.correct_word(word, language)
+
+        return _WORD.sub(fixed, text)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,}")
+
+
+def _mostly_capitals(text: str) -> bool:
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(ch.isupper() for ch in letters) > len(letters) / 2
 
 
 # A past-tense word and the word after it (none at the end of the question).

@@ -49,6 +49,15 @@ def test_real_words_the_documents_lack_are_not_corrected(corrector: QueryCorrect
     assert corrector.correct(question) == question
 
 
+def test_an_acronym_typed_in_capitals_is_not_a_typo(corrector: QueryCorrector) -> None:
+    # "ADHD" is one edit from the documents' "add"; typed in capitals it is what the employee meant.
+    vocabulary = QueryCorrector({**VOCABULARY, "add": 30})
+    assert vocabulary.correct("Are ADHD stimulants covered?") == "Are ADHD stimulants covered?"
+    assert "adhd" in vocabulary.unknown_topics("Are ADHD stimulants covered?")
+    # A question typed all in capitals is still corrected.
+    assert vocabulary.correct("IS DENTL COVERED") == "IS dental COVERED"
+
+
 def test_an_uncorrected_real_word_is_an_unknown_topic(corrector: QueryCorrector) -> None:
     query = corrector.correct("How much does the plan reimburse for a funeral?")
     assert "funeral" in corrector.unknown_topics(query)
