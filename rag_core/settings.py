@@ -194,6 +194,9 @@ class CoreSettings(BaseSettings):
     other_maximum: bool = Field(default=True, alias="OTHER_MAXIMUM")
     # … and table rows keyed by a range that does not hold the number the asker states ("4 yrs").
     range_rows: bool = Field(default=True, alias="RANGE_ROWS")
+    # not_asked: a list item read well only through its lead-in (none of the question's words that its
+    # lead-in lacks is among the item's own words) answers nothing about itself (session 14).
+    lone_list_items: bool = Field(default=True, alias="LONE_LIST_ITEMS")
     candidates: int = Field(default=30, alias="RETRIEVAL_CANDIDATES")
     top_k: int = Field(default=10, alias="RETRIEVAL_TOP_K")
     max_context_chunks: int = Field(default=4, alias="MAX_CONTEXT_CHUNKS")

@@ -122,6 +122,7 @@ def build_pipeline(
                 sibling_sections=settings.sibling_sections,
                 other_maximum=settings.other_maximum,
                 range_rows=settings.range_rows,
+                lone_items=settings.lone_list_items,
             ),
             AnswerabilityGate(settings.reader_min_score),
         ]

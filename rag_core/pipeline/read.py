@@ -26,7 +26,7 @@ from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
 from rag_core.reading.sections import sibling_sections
 from rag_core.reading.spans import Span, row_label
 from rag_core.reading.topic import ablation_rise, key_words
-from rag_core.text import stem
+from rag_core.text import stem, terms, topic_terms
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
@@ -63,15 +63,24 @@ class NotAskedStage(StageBase):
       a question about a maximum the plan pays or allows ("the annual benefit maximum for dental
       services"; ``answer_type.asks_another_maximum``);
     - ``range_rows``: table rows keyed by a range that does not hold the number the asker states
-      ("been here 4 yrs" rules out the "Less than 3 years" and "6 or more years" rows; ``reading.ranges``).
+      ("been here 4 yrs" rules out the "Less than 3 years" and "6 or more years" rows; ``reading.ranges``);
+    - ``lone_items``: list items that read well only through their lead-in (``_read_on_its_lead_in``).
     """
 
     name = "not_asked"
 
-    def __init__(self, *, sibling_sections: bool = True, other_maximum: bool = True, range_rows: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        sibling_sections: bool = True,
+        other_maximum: bool = True,
+        range_rows: bool = True,
+        lone_items: bool = True,
+    ) -> None:
         self.sibling_sections = sibling_sections
         self.other_maximum = other_maximum
         self.range_rows = range_rows
+        self.lone_items = lone_items
 
     async def run(self, state: QueryState) -> None:
         if state.reading is None or not state.reading.spans:
@@ -85,8 +94,29 @@ class NotAskedStage(StageBase):
         if self.range_rows:
             outside = rows_out_of_range(question, _row_labels_read(spans))
             spans = [r for r in spans if _row_key(r) not in outside]
+        if self.lone_items:
+            asked = set(topic_terms(question))
+            spans = [r for r in spans if not _read_on_its_lead_in(r.span, asked)]
         if len(spans) < len(state.reading.spans):
             state.reading = Reading(spans, situation=state.reading.situation)
+
+
+def _read_on_its_lead_in(span: Span, asked: set[str]) -> bool:
+    """A list item is read with its lead-in (``reading.spans``), so an item can read well on the lead-in's
+    words alone: "How much does Fabrikam reimburse employees for adoption expenses such as agency and legal
+    fees?" read "Fabrikam provides remote employees with: … a one-time home office setup reimbursement of up
+    to $500…" through "Fabrikam", "employees" and "reimbursement". When none of the question's topic words
+    that the lead-in lacks ("adoption", "agency", "legal", "fee") is among the item's own words, the item
+    says nothing about what was asked. Other items of the same list still count: one that does share a
+    word keeps the list, and the answer quotes it whole."""
+    if not span.lead:
+        return False
+    lead = set(terms(span.lead))
+    beyond = {t for t in asked if t not in lead}
+    if not beyond:
+        return False
+    own = set(terms(span.text[len(span.lead) :]))
+    return not (beyond & own)
 
 
 def _sections_read(spans: Sequence[ReadSpan]) -> dict[str, tuple[str, dict[str, str]]]:

@@ -49,6 +49,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "READER_MODEL_SPANS": 0,
         "QUANTITY_SAME_DOCUMENT": True,
         "ANSWER_TIE_MARGIN": DEFAULT_ANSWER_TIE_MARGIN,
+        "LONE_LIST_ITEMS": True,
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,
         "RETRIEVAL_TOP_K": 10,

@@ -31,3 +31,22 @@ async def test_without_lead_ins_the_item_does_not_answer(real: RealCorpus, monke
     monkeypatch.setattr(spans, "_leads", lambda lines, headings: {})
     answer = await real.answer(employee_row(INTERNET))
     assert answer.abstained or "$50" not in answer.answer
+
+
+ADOPTION = "How much does Fabrikam reimburse employees for adoption expenses such as agency and legal fees?"
+
+
+async def test_an_item_read_only_through_its_lead_in_answers_nothing(real: RealCorpus) -> None:
+    # "…home office setup reimbursement of up to $500…" read well for an adoption question through the
+    # lead-in's "Fabrikam … employees" and its own "reimbursement": none of the asked "adoption",
+    # "agency", "legal", "fee" is among the item's words, so it does not answer; no document does.
+    answer = await real.answer(employee_row(ADOPTION))
+    assert answer.abstained
+    # The internet question above keeps its list: the $50 item holds "internet".
+    assert not (await real.answer(employee_row(INTERNET))).abstained
+
+
+async def test_without_the_check_the_adoption_question_is_answered_with_the_remote_list(real: RealCorpus) -> None:
+    # The mutation "list items kept however they read" (LONE_LIST_ITEMS=false, how items were read before).
+    answer = await real.answer(employee_row(ADOPTION), LONE_LIST_ITEMS=False)
+    assert not answer.abstained and LEAD_IN in answer.answer
