@@ -115,7 +115,7 @@ def _read_on_its_lead_in(span: Span, asked: set[str]) -> bool:
     beyond = {t for t in asked if t not in lead}
     if not beyond:
         return False
-    own = set(terms(span.text[len(span.lead) :]))
+    own = set(terms(span.item))
     return not (beyond & own)
 
 
