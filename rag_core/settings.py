@@ -178,6 +178,9 @@ class CoreSettings(BaseSettings):
     # holdout-chat-8 and Contoso held-out 4 in session 5) it stopped no near miss it was not tuned on.
     key_word_ablation: bool = Field(default=False, alias="KEY_WORD_ABLATION")
     key_word_ablation_margin: float = Field(default=DEFAULT_KEY_WORD_ABLATION_MARGIN, alias="KEY_WORD_ABLATION_MARGIN")
+    # The gate stays out when a sentence it would read again names one of the words: a rise there
+    # means the sentence states more than was asked (rag_core.pipeline.read.KeyWordGate).
+    key_word_skip_named: bool = Field(default=True, alias="KEY_WORD_SKIP_NAMED")
     # With the reader on: a question that asks for a quantity abstains when the sentences the reader
     # would show state none (rag_core.reading.answer_type).
     answer_type_gate: bool = Field(default=True, alias="ANSWER_TYPE_GATE")

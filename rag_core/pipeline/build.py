@@ -145,6 +145,7 @@ def build_pipeline(
                 CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
                 corpus,
                 settings.key_word_ablation_margin,
+                skip_named=settings.key_word_skip_named,
             )
         )
     if reading and settings.answer_type_gate:
