@@ -156,6 +156,10 @@ class CoreSettings(BaseSettings):
     # same-document rule) but encodes every span left out, +160-240 ms read p50 a question on 2 cores
     # (benchmarks/README.md "Reading, session 12").
     reader_model_spans: int = Field(default=0, ge=0, alias="READER_MODEL_SPANS")
+    # Where those MaxSim scores come from: "stored", each span's tokens inside the token vectors the
+    # index keeps for its chunk (no model run; rag_core.reading.reader.InChunkPrefilter), or "alone",
+    # each span encoded on its own at question time (session 12's option).
+    reader_span_vectors: Literal["stored", "alone"] = Field(default="stored", alias="READER_SPAN_VECTORS")
     # A question clause read alone gets back the situation's words each sentence shares ("doc says try
     # acupuncture. how many sessions…"): more chat questions answered, more near misses too
     # (rag_core.reading.reader.read_logits); off by default.

@@ -42,3 +42,7 @@ class TokenEncoder(Protocol):
 
     def encode_documents(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One (tokens, dimension) float32 matrix per text."""
+
+    def document_offsets(self, text: str) -> np.ndarray:
+        """(tokens, 2): the character span in ``text`` of each row ``encode_documents`` gives it
+        ((-1, -1) for special tokens), from the tokenizer alone."""

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -21,6 +22,13 @@ NO_LATE_VECTORS = (
 
 KEYWORD_FIELDS = ("acl_groups", "jurisdiction", "document_id", "policy_id", "language")
 DATETIME_FIELDS = ("effective_date",)
+
+POINT_NAMESPACE = uuid.UUID("6f1c7c1e-3c1b-5e55-9a7e-b3e7f1c2d0aa")
+
+
+def point_id_for(chunk_id: str) -> str:
+    """A chunk's point id on both backends (Qdrant ids are UUIDs or integers): UUIDv5 of the chunk id."""
+    return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
 
 
 @dataclass(frozen=True)
@@ -175,6 +183,10 @@ class VectorIndex(Protocol):
         """Dense and BM25 candidates, both pre-filtered, fused by RRF inside Qdrant. With ``late``
         (the query's token vectors, see ``token_vectors``) every fused candidate is rescored by
         MaxSim in the same query and the result comes back in that order, carrying both scores."""
+
+    async def token_vectors_of(self, chunk_ids: Sequence[str], access: AccessFilter) -> dict[str, np.ndarray]:
+        """The stored late-interaction token vectors of the given chunks, by chunk id, as
+        ``hybrid_query`` scores them (float16-rounded unit rows): only chunks ``access`` lets through."""
 
     async def count(self, access: AccessFilter) -> int: ...
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import qdrant_edge as qe
 
 from rag_core.errors import IndexModelMismatch, IndexUnavailable
@@ -27,12 +28,16 @@ from rag_core.index.base import (
     as_datetime,
     deterministic_top,
     late_top,
+    point_id_for,
 )
 from rag_core.sparse import SparseVector
 
 
-def edge_filter(access: AccessFilter) -> qe.Filter:
+def edge_filter(access: AccessFilter, *, point_ids: Sequence[str] = ()) -> qe.Filter:
+    """``access`` as an Edge filter; with ``point_ids``, also only those points."""
     must: list[Any] = [qe.FieldCondition("acl_groups", match=qe.MatchAny(sorted(g))) for g in access.group_sets]
+    if point_ids:
+        must.append(qe.HasIdCondition(set(point_ids)))
     must += [qe.FieldCondition("jurisdiction", match=qe.MatchAny(sorted(j))) for j in access.jurisdiction_sets]
     must.append(qe.FieldCondition("effective_date", range=qe.RangeDateTime(lte=as_datetime(access.as_of))))
     if access.language:
@@ -215,6 +220,32 @@ class EdgeIndex:
         if not sparse.indices:
             sparse = SparseVector([0], [0.0])  # a query of only stop words: BM25 contributes nothing
         return await asyncio.to_thread(self._query_sync, dense, sparse, access, limit, prefetch_limit, late)
+
+    def _token_vectors_sync(self, chunk_ids: Sequence[str], access: AccessFilter) -> dict[str, np.ndarray]:
+        by_point = {point_id_for(chunk_id): chunk_id for chunk_id in chunk_ids}
+        request = qe.ScrollRequest(
+            limit=len(by_point),
+            filter=edge_filter(access, point_ids=list(by_point)),  # the asker's filter here too
+            with_payload=False,
+            with_vector=[LATE],
+        )
+        try:
+            records, _ = self._open().scroll(request)
+        except Exception as exc:
+            if LATE in str(exc):
+                raise IndexModelMismatch(NO_LATE_VECTORS.format(where=self.directory)) from exc
+            raise
+        found = {}
+        for record in records:
+            vectors = record.vector.get(LATE) if isinstance(record.vector, dict) else None
+            if vectors:
+                found[by_point[str(record.id)]] = np.asarray(vectors, dtype=np.float32)
+        return found
+
+    async def token_vectors_of(self, chunk_ids: Sequence[str], access: AccessFilter) -> dict[str, np.ndarray]:
+        if not chunk_ids:
+            return {}
+        return await asyncio.to_thread(self._token_vectors_sync, chunk_ids, access)
 
     async def count(self, access: AccessFilter) -> int:
         shard = self._open()

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time
 from typing import Any, cast
 
+import numpy as np
 from pydantic import SecretStr
 from qdrant_client import AsyncQdrantClient, models
 
@@ -28,16 +29,20 @@ from rag_core.index.base import (
     ScoredPoint,
     deterministic_top,
     late_top,
+    point_id_for,
 )
 from rag_core.sparse import SparseVector
 
 _META_POINT = str(uuid.uuid5(uuid.NAMESPACE_URL, "benefitsbot:index-meta"))
 
 
-def server_filter(access: AccessFilter) -> models.Filter:
+def server_filter(access: AccessFilter, *, point_ids: Sequence[str] = ()) -> models.Filter:
+    """``access`` as a server filter; with ``point_ids``, also only those points."""
     must: list[Any] = [
         models.FieldCondition(key="acl_groups", match=models.MatchAny(any=sorted(g))) for g in access.group_sets
     ]
+    if point_ids:
+        must.append(models.HasIdCondition(has_id=list(point_ids)))
     must += [
         models.FieldCondition(key="jurisdiction", match=models.MatchAny(any=sorted(j)))
         for j in access.jurisdiction_sets
@@ -215,6 +220,26 @@ class ServerIndex:
             return 0
         result = await self._call(self.client.count(self.collection, exact=True))
         return int(result.count)
+
+    async def token_vectors_of(self, chunk_ids: Sequence[str], access: AccessFilter) -> dict[str, np.ndarray]:
+        if not chunk_ids:
+            return {}
+        by_point = {point_id_for(chunk_id): chunk_id for chunk_id in chunk_ids}
+        records, _ = await self._call(
+            self.client.scroll(
+                self.collection,
+                scroll_filter=server_filter(access, point_ids=list(by_point)),  # the asker's filter here too
+                limit=len(by_point),
+                with_payload=False,
+                with_vectors=[LATE],
+            )
+        )
+        found = {}
+        for record in records:
+            vectors = record.vector.get(LATE) if isinstance(record.vector, dict) else None
+            if vectors:
+                found[by_point[str(record.id)]] = np.asarray(vectors, dtype=np.float32)
+        return found
 
     async def read_meta(self) -> dict[str, Any] | None:
         if not await self._call(self.client.collection_exists(self.meta_collection)):

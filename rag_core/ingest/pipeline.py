@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import time
-import uuid
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -23,7 +22,7 @@ from tqdm import tqdm
 from rag_core.catalog import load_catalog
 from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder, build_late_encoder
 from rag_core.errors import BenefitsBotError
-from rag_core.index.base import IndexPoint, VectorIndex, as_datetime, token_vectors
+from rag_core.index.base import IndexPoint, VectorIndex, as_datetime, point_id_for, token_vectors
 from rag_core.index.manifest import (
     DocumentRecord,
     Manifest,
@@ -40,13 +39,6 @@ from rag_core.settings import CoreSettings
 from rag_core.sparse import bm25_document
 from rag_core.spelling import vocabulary_of
 from rag_core.types import Chunk, DocumentMeta
-
-POINT_NAMESPACE = uuid.UUID("6f1c7c1e-3c1b-5e55-9a7e-b3e7f1c2d0aa")
-
-
-def point_id_for(chunk_id: str) -> str:
-    return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
-
 
 INGESTED, UNCHANGED, EMPTY, FAILED, REMOVED = "ingested", "unchanged", "empty", "failed", "removed"
 

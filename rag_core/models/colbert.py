@@ -53,6 +53,16 @@ class TokenVectors:
     offsets: np.ndarray  # (n_tokens, 2) int
 
 
+@dataclass(frozen=True)
+class _Window:
+    """One model run over part of a document: its input ids, the positions whose hidden states
+    become token vectors, and those tokens' character spans."""
+
+    ids: list[int]
+    keep: list[int]
+    offsets: list[tuple[int, int]]
+
+
 class ColbertEncoder:
     model_name: str = MODEL_NAME
     dimension: int = 128
@@ -118,27 +128,38 @@ class ColbertEncoder:
         """Like ``encode_documents``, with each token's character span (for scoring sentence spans)."""
         return self._pool.map(self._document, texts)
 
-    def _document(self, text: str) -> TokenVectors:
-        pieces = bert.word_pieces(self._tokenizer, text)
+    def document_offsets(self, text: str) -> np.ndarray:
+        """The character span of each token vector ``encode_document_tokens`` gives ``text``, from the
+        tokenizer alone (no model run): lets a caller score spans inside token vectors it already
+        holds, such as the ones the index stores for each chunk."""
+        windows = self._windows(bert.word_pieces(self._tokenizer, text))
+        return np.asarray([span for window in windows for span in window.offsets], dtype=np.int64).reshape(-1, 2)
+
+    def _windows(self, pieces: bert.Pieces) -> list[_Window]:
+        """The model runs that encode a document: windows of at most ``max_pieces`` pieces. Each
+        window keeps the pieces it sees with context on both sides: the overlaps are split in the
+        middle, so consecutive windows' kept ranges meet exactly; punctuation is dropped."""
         size, half = self.max_pieces, self.window_overlap // 2
         starts = bert.window_starts(len(pieces), size, self.window_overlap)
-        vectors: list[np.ndarray] = []
-        offsets: list[tuple[int, int]] = []
+        windows = []
         for number, start in enumerate(starts):
+            first, last = number == 0, number == len(starts) - 1
             end = min(start + size, len(pieces))
-            hidden = bert.run_encoder(
-                self._session, [self._cls, self._document_marker, *pieces.ids[start:end], self._sep]
-            )
-            # Each window keeps the pieces it sees with context on both sides: the overlaps are
-            # split in the middle, so consecutive windows' kept ranges meet exactly.
-            keep_from = start if number == 0 else start + half
-            keep_to = end if number == len(starts) - 1 else end - half
-            keep = [0, 1] if number == 0 else []  # [CLS] and the marker once per document
+            keep_from = start if first else start + half
+            keep_to = end if last else end - half
+            keep = [0, 1] if first else []  # [CLS] and the marker once per document
             keep += [2 + i - start for i in range(keep_from, keep_to) if pieces.ids[i] not in self._punctuation]
-            if number == len(starts) - 1:
+            if last:
                 keep.append(2 + end - start)  # [SEP]
-            vectors.append(hidden[keep, : self.dimension])
-            offsets += [pieces.offsets[k - 2 + start] if 2 <= k < 2 + end - start else SPECIAL_OFFSET for k in keep]
+            spans = [pieces.offsets[k - 2 + start] if 2 <= k < 2 + end - start else SPECIAL_OFFSET for k in keep]
+            ids = [self._cls, self._document_marker, *pieces.ids[start:end], self._sep]
+            windows.append(_Window(ids=ids, keep=keep, offsets=spans))
+        return windows
+
+    def _document(self, text: str) -> TokenVectors:
+        windows = self._windows(bert.word_pieces(self._tokenizer, text))
+        vectors = [bert.run_encoder(self._session, window.ids)[window.keep, : self.dimension] for window in windows]
+        offsets = [span for window in windows for span in window.offsets]
         return TokenVectors(
             vectors=bert.unit_rows(np.concatenate(vectors)), offsets=np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
         )

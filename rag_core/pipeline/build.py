@@ -116,7 +116,8 @@ def build_pipeline(
                     situation=settings.reader_situation_words,
                     model=LateInteractionPrefilter(late) if late is not None else None,
                     model_spans=min(settings.reader_model_spans, settings.reader_keep),
-                )
+                ),
+                index=index if settings.reader_span_vectors == "stored" else None,
             ),
             NotAskedStage(
                 sibling_sections=settings.sibling_sections,

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from functools import partial
 
+from rag_core.index.base import VectorIndex
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
@@ -22,7 +23,7 @@ from rag_core.reading.answer_type import (
 )
 from rag_core.reading.question import asked_terms, whole_question
 from rag_core.reading.ranges import rows_out_of_range
-from rag_core.reading.reader import PassageScorer, Reading, ReadSpan, SpanReader
+from rag_core.reading.reader import InChunkPrefilter, PassageScorer, Reading, ReadSpan, SpanReader
 from rag_core.reading.sections import sibling_sections
 from rag_core.reading.spans import Span, row_label
 from rag_core.reading.topic import ablation_rise, key_words
@@ -35,19 +36,30 @@ READ_LANGUAGES = frozenset({"en"})
 
 
 class ReadStage(StageBase):
-    """Reads ``state.context`` into ``state.reading`` (English questions only)."""
+    """Reads ``state.context`` into ``state.reading`` (English questions only).
+
+    With ``index`` and a reader whose model prefilter is ColBERT (``READER_MODEL_SPANS``), that
+    prefilter scores spans inside the context chunks' token vectors the index stores, fetched under
+    the asker's access filter (``InChunkPrefilter``), instead of encoding each span."""
 
     name = "read"
 
-    def __init__(self, reader: SpanReader) -> None:
+    def __init__(self, reader: SpanReader, *, index: VectorIndex | None = None) -> None:
         self.reader = reader
+        self.index = index
 
     async def run(self, state: QueryState) -> None:
-        if state.language in READ_LANGUAGES:
-            # The model call blocks for tens of milliseconds: off the event loop.
-            state.reading = await asyncio.to_thread(
-                partial(self.reader.read, corrected=state.spelling_fixed), state.question, state.context
-            )
+        if state.language not in READ_LANGUAGES:
+            return
+        model = None
+        encoder = getattr(self.reader.model, "encoder", None)
+        if self.index is not None and encoder is not None and self.reader.model_spans and state.context:
+            chunk_ids = sorted({candidate.chunk_id for candidate in state.context})
+            model = InChunkPrefilter(encoder, await self.index.token_vectors_of(chunk_ids, state.require_access()))
+        # The model call blocks for tens of milliseconds: off the event loop.
+        state.reading = await asyncio.to_thread(
+            partial(self.reader.read, corrected=state.spelling_fixed, model=model), state.question, state.context
+        )
 
     async def warm_up(self) -> None:
         await asyncio.to_thread(self.reader.scorer.logits, "warm up", ["warm up"])

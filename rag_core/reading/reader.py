@@ -16,9 +16,11 @@ and this reader tie; on the chat-style dev set the reader is ahead; the word-ove
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+
+import numpy as np
 
 from rag_core.embeddings.base import TokenEncoder
 from rag_core.models.colbert import ColbertEncoder
@@ -108,6 +110,51 @@ class LateInteractionPrefilter:
         return [ColbertEncoder.max_sim(query, document) for document in documents]
 
 
+class InChunkPrefilter:
+    """ColBERT MaxSim of the question against each span's own tokens inside its chunk's token
+    vectors: the vectors the index stores for late interaction (``stored``, by chunk id), so no
+    model runs on the spans, only the tokenizer to find which of a chunk's vectors fall inside a
+    span. The tokens carry their chunk's context, as the late-interaction rerank scores them. A
+    chunk without stored vectors (or whose vectors do not line up with its text) has its spans
+    encoded on their own (``LateInteractionPrefilter``). The issue's "free" signal: session 12
+    measured it end to end with the chunks re-encoded (benchmarks/README.md "Reading, session 12";
+    "Reading, session 15" with the stored vectors)."""
+
+    def __init__(self, encoder: TokenEncoder, stored: Mapping[str, np.ndarray]) -> None:
+        self.encoder = encoder
+        self.stored = stored
+
+    def scores(self, question: str, spans: Sequence[Span]) -> list[float]:
+        query = self.encoder.encode_query(reader_queries(question)[0])
+        tokens = {chunk_id: self._tokens(chunk_id, spans) for chunk_id in {span.chunk.chunk_id for span in spans}}
+        scores: list[float | None] = []
+        for span in spans:
+            found = tokens[span.chunk.chunk_id]
+            if found is None:
+                scores.append(None)
+                continue
+            vectors, offsets = found
+            inside = (offsets[:, 0] >= span.start) & (offsets[:, 1] <= span.end) & (offsets[:, 0] >= 0)
+            scores.append(ColbertEncoder.max_sim(query, vectors[inside]))
+        alone = [i for i, score in enumerate(scores) if score is None]
+        if alone:
+            for i, score in zip(
+                alone, LateInteractionPrefilter(self.encoder).scores(question, [spans[i] for i in alone]), strict=True
+            ):
+                scores[i] = score
+        return [float(score or 0.0) for score in scores]
+
+    def _tokens(self, chunk_id: str, spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray] | None:
+        vectors = self.stored.get(chunk_id)
+        if vectors is None:
+            return None
+        content = next(span.chunk.content for span in spans if span.chunk.chunk_id == chunk_id)
+        offsets = self.encoder.document_offsets(content)
+        if len(offsets) != len(vectors):  # written by another tokenizer or windowing: not this text's tokens
+            return None
+        return vectors, offsets
+
+
 class SpanReader:
     """Prefilter, then read with the cross-encoder. The ``keep`` spans read are the best by word
     overlap, of which the last ``model_spans`` are given to a model prefilter (``model``) instead:
@@ -131,28 +178,37 @@ class SpanReader:
         self.model = model
         self.model_spans = model_spans if model is not None else 0
 
-    def read(self, question: str, context: Sequence[Candidate], *, corrected: str | None = None) -> Reading:
+    def read(
+        self,
+        question: str,
+        context: Sequence[Candidate],
+        *,
+        corrected: str | None = None,
+        model: SpanPrefilter | None = None,
+    ) -> Reading:
         """``corrected``: the question with its misspelt words fixed against the documents'
         vocabulary, read as one more question (never instead of the employee's words: the
         corrector turned "uber" into "user"); a typo in the key word ("dentl deductable") otherwise
-        drags every reading down."""
+        drags every reading down. ``model``: this question's model prefilter instead of the
+        reader's own (``InChunkPrefilter`` over the context's stored token vectors)."""
         spans = spans_of(context)
         if not spans:
             return Reading()
-        pool = self.pool(question, spans)
+        pool = self.pool(question, spans, model=model)
         scores = read_logits(self.scorer, question, pool, corrected=corrected, situation=self.situation)
         ranked = sorted(zip(pool, scores, strict=True), key=lambda pair: -pair[1])
         return Reading([ReadSpan(span, score) for span, score in ranked], situation=self.situation)
 
-    def pool(self, question: str, spans: Sequence[Span]) -> list[Span]:
+    def pool(self, question: str, spans: Sequence[Span], *, model: SpanPrefilter | None = None) -> list[Span]:
         """The spans to read: all of them when they fit, else word overlap's best and the model's."""
         if len(spans) <= self.keep:
             return list(spans)
         chosen = _best_first(self.lexical.scores(question, spans))[: self.keep - self.model_spans]
-        if self.model is not None and self.model_spans:
+        model = model or self.model
+        if model is not None and self.model_spans:
             taken = set(chosen)
             rest = [i for i in range(len(spans)) if i not in taken]
-            by_model = _best_first(self.model.scores(question, [spans[i] for i in rest]))
+            by_model = _best_first(model.scores(question, [spans[i] for i in rest]))
             chosen += [rest[j] for j in by_model[: self.model_spans]]
         return [spans[i] for i in chosen]
 

@@ -62,6 +62,10 @@ class HashTokenEncoder:
         self.calls.append(len(texts))
         return [self._tokens(text) for text in texts]
 
+    def document_offsets(self, text: str) -> np.ndarray:
+        spans = [match.span() for match in _WORD.finditer(text.lower())] or [(-1, -1)]
+        return np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+
 
 @pytest.fixture
 def hash_embedder() -> HashEmbedder:

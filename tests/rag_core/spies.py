@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from rag_core.errors import GenerationFailed
 from rag_core.generation.base import GenerationResult, Generator
 from rag_core.index.base import AccessFilter, IndexPoint, ScoredPoint, VectorIndex
@@ -38,6 +40,7 @@ class SpyIndex:
         self.queries: list[IndexQuery] = []
         self.counts: list[AccessFilter] = []
         self.meta_reads = 0
+        self.vector_reads: list[tuple[list[str], AccessFilter]] = []
 
     # Reads that touch documents --------------------------------------------------------------
     async def hybrid_query(
@@ -63,10 +66,16 @@ class SpyIndex:
         self.counts.append(access)
         return await self.inner.count(access)
 
+    async def token_vectors_of(self, chunk_ids: Sequence[str], access: AccessFilter) -> dict[str, np.ndarray]:
+        assert isinstance(access, AccessFilter), f"token_vectors_of without an AccessFilter: {access!r}"
+        assert access.group_sets and all(access.group_sets), "token_vectors_of with an empty group set"
+        self.vector_reads.append((list(chunk_ids), access))
+        return await self.inner.token_vectors_of(chunk_ids, access)
+
     @property
     def touched(self) -> int:
-        """How many content reads (queries and counts) happened."""
-        return len(self.queries) + len(self.counts)
+        """How many content reads (queries, counts and token-vector reads) happened."""
+        return len(self.queries) + len(self.counts) + len(self.vector_reads)
 
     def returned_contents(self) -> list[str]:
         return [content for q in self.queries for content in q.contents()]

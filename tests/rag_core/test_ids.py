@@ -79,7 +79,7 @@ def test_point_ids_are_stable_and_case_sensitive() -> None:
     assert point_id_for("BEN-2026-HLTH-01_p1_c00") != point_id_for("ben-2026-hlth-01_p1_c00")
     import uuid
 
-    from rag_core.ingest.pipeline import POINT_NAMESPACE
+    from rag_core.index.base import POINT_NAMESPACE
 
     assert point_id_for("BEN-2026-HLTH-01_p1_c00") == str(uuid.uuid5(POINT_NAMESPACE, "BEN-2026-HLTH-01_p1_c00"))
 

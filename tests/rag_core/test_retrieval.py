@@ -42,6 +42,9 @@ class CountingEncoder:
     def encode_documents(self, texts: Sequence[str]) -> list[np.ndarray]:
         return self.inner.encode_documents(texts)
 
+    def document_offsets(self, text: str) -> np.ndarray:
+        return self.inner.document_offsets(text)
+
 
 async def employee_access(fixture_corpus: FixtureCorpus) -> AccessFilter:
     pipeline, _ = fixture_corpus.pipeline()
