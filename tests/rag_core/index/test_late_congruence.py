@@ -18,7 +18,7 @@ import pytest
 import pytest_asyncio
 
 from rag_core.errors import IndexModelMismatch
-from rag_core.index.base import AccessFilter, IndexPoint, ScoredPoint, token_vectors
+from rag_core.index.base import AccessFilter, IndexPoint, ScoredPoint, point_id_for, token_vectors
 from rag_core.index.edge import EdgeIndex
 from rag_core.index.server import ServerIndex
 from rag_core.sparse import SparseVector, bm25_document
@@ -282,3 +282,38 @@ async def test_an_index_without_token_vectors_refuses_a_late_query(tmp_path: Pat
     finally:
         await edge.aclose()
         await server.aclose()
+
+
+
+async def test_stored_token_vectors_are_read_back_under_the_filter(tmp_path: Path) -> None:
+    """``token_vectors_of`` returns, on both backends, exactly the vectors stored for the chunks asked
+    (what MaxSim scores), and only for chunks the asker's filter lets through: a chunk outside it is
+    missing from the answer though asked for by id (the mutation "fetch by id, no filter" returns it)."""
+    points = [  # ingest's point ids: UUIDv5 of the chunk id
+        IndexPoint(point_id_for(p.payload["chunk_id"]), p.dense, p.sparse, p.payload, p.late)
+        for p in with_tokens(make_points()[:60])
+    ]
+    b = await open_late_backends(tmp_path / "index", points)
+    by_chunk = {p.payload["chunk_id"]: p for p in points}
+    try:
+        asked = [*by_chunk, "no-such-chunk_p1_c00"]
+        partly = 0
+        for name, access in FILTERS.items():
+            visible = sorted(c for c in by_chunk if allowed(by_chunk[c].payload, access))
+            partly += 0 < len(visible) < len(by_chunk)
+            for index in (b.edge, b.server):
+                found = await index.token_vectors_of(asked, access)
+                assert sorted(found) == visible, name
+                for chunk_id, vectors in found.items():
+                    assert vectors.dtype == np.float32
+                    assert np.array_equal(vectors, np.asarray(by_chunk[chunk_id].late, dtype=np.float32)), name
+        assert partly >= 5  # not vacuous: most filters keep some of the chunks out
+        visible = sorted(c for c in by_chunk if allowed(by_chunk[c].payload, FILTERS["many-groups"]))
+        target = by_chunk[visible[0]]
+        others = {"employees", "managers", "contractors", "hr", "executives"} - set(target.payload["acl_groups"])
+        blocked = af(others, {"US-ALL", "US-CA", "US-NY", "US-TX"})
+        for index in (b.edge, b.server):
+            assert target.payload["chunk_id"] not in await index.token_vectors_of([target.payload["chunk_id"]], blocked)
+            assert await index.token_vectors_of([], blocked) == {}
+    finally:
+        await b.aclose()

@@ -58,3 +58,11 @@ def test_long_document_is_read_in_full_once_per_piece(colbert: ColbertEncoder) -
     assert starts == sorted(set(starts))  # every kept piece once, in order
     assert len(tokens.vectors) > colbert.positions
     assert len(colbert.encode_documents([text])[0]) == len(tokens.vectors)
+
+
+@pytest.mark.parametrize("length", [0, 40, 700])
+def test_the_tokenizer_alone_gives_the_encoded_tokens_offsets(colbert: ColbertEncoder, length: int) -> None:
+    """``document_offsets`` (no model run) lines up row for row with the encoded token vectors, long
+    documents' windows included: a caller can score spans inside vectors the index stored."""
+    text = (long_text(length) + " " if length else "") + "Orthodontic treatment, for adults, is excluded."
+    assert np.array_equal(colbert.document_offsets(text), colbert.encode_document_tokens([text])[0].offsets)

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
+from rag_core.index.base import token_vectors
 from rag_core.models import ColbertEncoder, CrossEncoder
-from rag_core.reading.reader import LateInteractionPrefilter, SpanReader
+from rag_core.reading.reader import InChunkPrefilter, LateInteractionPrefilter, SpanReader
 from rag_core.reading.spans import Span, spans_of
 from tests.fakes.network import network_disabled
+from rag_core.types import Candidate
 from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.integration
@@ -71,3 +74,49 @@ def test_no_prefilter_runs_when_every_span_fits(models: tuple[CrossEncoder, Colb
     reading = SpanReader(models[0], keep=12, model=_Refuses(), model_spans=4).read(QUESTION, [EAP])
     assert len(reading.spans) == len(spans_of([EAP]))
     assert ANSWER in reading.spans[0].span.text
+
+
+def stored_vectors(late: ColbertEncoder, *chunks: Candidate) -> dict[str, np.ndarray]:
+    """What the index stores for each chunk: its token vectors rounded to float16 (``token_vectors``)."""
+    return {c.chunk_id: np.asarray(token_vectors(late.encode_documents([c.content])[0])) for c in chunks}
+
+
+def test_spans_are_scored_inside_the_stored_chunk_vectors(models: tuple[CrossEncoder, ColbertEncoder]) -> None:
+    """The stored vectors' MaxSim over each span's own tokens finds the answer said in other words,
+    and the reader reads it beside word overlap's pick, with no model run on the spans."""
+    scorer, late = models
+    spans = spans_of([EAP])
+    in_chunk = InChunkPrefilter(late, stored_vectors(late, EAP))
+    scores = in_chunk.scores(QUESTION, spans)
+    assert ANSWER in spans[max(range(len(spans)), key=scores.__getitem__)].text
+    reader = SpanReader(scorer, keep=2, model=_Refuses(), model_spans=1)  # the question's prefilter replaces it
+    reading = reader.read(QUESTION, [EAP], model=in_chunk)
+    assert ANSWER in reading.spans[0].span.text
+
+
+def test_a_span_scores_only_its_own_tokens(models: tuple[CrossEncoder, ColbertEncoder]) -> None:
+    """A span's score comes from the vectors inside its characters: with every other token's vector
+    zeroed, its score is unchanged; with its own zeroed, it falls to nothing."""
+    _, late = models
+    spans = spans_of([EAP])
+    answer = next(s for s in spans if ANSWER in s.text)
+    stored = stored_vectors(late, EAP)
+    offsets = late.document_offsets(EAP.content)
+    inside = (offsets[:, 0] >= answer.start) & (offsets[:, 1] <= answer.end) & (offsets[:, 0] >= 0)
+    assert 0 < inside.sum() < len(offsets)
+    full = InChunkPrefilter(late, stored).scores(QUESTION, [answer])[0]
+    only_own = {EAP.chunk_id: np.where(inside[:, None], stored[EAP.chunk_id], 0.0)}
+    assert InChunkPrefilter(late, only_own).scores(QUESTION, [answer])[0] == pytest.approx(full)
+    none_own = {EAP.chunk_id: np.where(inside[:, None], 0.0, stored[EAP.chunk_id])}
+    assert InChunkPrefilter(late, none_own).scores(QUESTION, [answer])[0] == pytest.approx(0.0)
+
+
+def test_a_chunk_without_stored_vectors_has_its_spans_encoded(models: tuple[CrossEncoder, ColbertEncoder]) -> None:
+    """No stored vectors (or vectors that do not line up with the text): each span is encoded on its
+    own, as ``LateInteractionPrefilter`` does, so the pick does not silently fall to nothing."""
+    _, late = models
+    spans = spans_of([EAP])
+    alone = LateInteractionPrefilter(late).scores(QUESTION, spans)
+    assert InChunkPrefilter(late, {}).scores(QUESTION, spans) == pytest.approx(alone)
+    misaligned = {EAP.chunk_id: stored_vectors(late, EAP)[EAP.chunk_id][:-1]}
+    assert InChunkPrefilter(late, misaligned).scores(QUESTION, spans) == pytest.approx(alone)
