@@ -144,6 +144,19 @@ async def test_every_index_query_carries_the_tokens_access_filter(
             assert in_effect == (query.access.as_of == day)  # the future query sees only what is not yet
 
 
+async def test_the_readers_token_vectors_are_read_under_the_same_filter(fixture_corpus: FixtureCorpus) -> None:
+    """With ColBERT picking some of the sentences read (``READER_MODEL_SPANS``), the context chunks'
+    stored token vectors are read back under the question's own access filter, and only for chunks
+    that filtered query returned: no chunk id reaches the index from anywhere else."""
+    pipeline, spy = fixture_corpus.pipeline(READER_MODEL_SPANS=4)
+    for question, state in ((DEDUCTIBLE_Q, None), (LEAVE_Q, "CA")):
+        await pipeline.answer(question, token(["employees"], state=state))
+    assert len(spy.vector_reads) == 2
+    for (chunk_ids, access), query in zip(spy.vector_reads, spy.queries, strict=True):
+        assert access == query.access
+        assert chunk_ids and set(chunk_ids) <= {str(point.payload["chunk_id"]) for point in query.results}
+
+
 async def test_token_without_groups_abstains_no_access_without_touching_the_index(
     fixture_corpus: FixtureCorpus,
 ) -> None:

@@ -46,3 +46,16 @@ def test_the_spans_the_model_picks_follow_the_settings(
 
 def test_word_overlap_alone_picks_the_spans_by_default() -> None:
     assert CoreSettings.model_fields["reader_model_spans"].default == 0
+
+
+@pytest.mark.parametrize(("vectors", "stored"), [("stored", True), ("alone", False)])
+def test_the_model_scores_spans_in_the_stored_vectors_unless_told_otherwise(
+    tmp_path: Path, vectors: str, stored: bool
+) -> None:
+    index = EdgeIndex(tmp_path / "index")
+    pipeline = build_pipeline(
+        core_settings(tmp_path, READER_MODEL_SPANS=4, READER_SPAN_VECTORS=vectors), index=index, embedder=HashEmbedder()
+    )
+    stage = pipeline.stage("read")
+    assert isinstance(stage, ReadStage)
+    assert (stage.index is index) == stored
