@@ -284,7 +284,6 @@ async def test_an_index_without_token_vectors_refuses_a_late_query(tmp_path: Pat
         await server.aclose()
 
 
-
 async def test_stored_token_vectors_are_read_back_under_the_filter(tmp_path: Path) -> None:
     """``token_vectors_of`` returns, on both backends, exactly the vectors stored for the chunks asked
     (what MaxSim scores), and only for chunks the asker's filter lets through: a chunk outside it is

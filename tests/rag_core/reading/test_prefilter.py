@@ -14,8 +14,8 @@ from rag_core.index.base import token_vectors
 from rag_core.models import ColbertEncoder, CrossEncoder
 from rag_core.reading.reader import InChunkPrefilter, LateInteractionPrefilter, SpanReader
 from rag_core.reading.spans import Span, spans_of
-from tests.fakes.network import network_disabled
 from rag_core.types import Candidate
+from tests.fakes.network import network_disabled
 from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.integration
