@@ -185,6 +185,9 @@ class CoreSettings(BaseSettings):
     # The gate stays out when a sentence it would read again names one of the words: a rise there
     # means the sentence states more than was asked (rag_core.pipeline.read.KeyWordGate).
     key_word_skip_named: bool = Field(default=True, alias="KEY_WORD_SKIP_NAMED")
+    # The words taken out are the asked clauses' own, not the situation's ("…agency fees are insane 😩
+    # how much does fabrikam reimburse for adoption expenses?" -> adoption, not fees).
+    key_word_asked_only: bool = Field(default=True, alias="KEY_WORD_ASKED_ONLY")
     # With the reader on: a question that asks for a quantity abstains when the sentences the reader
     # would show state none (rag_core.reading.answer_type).
     answer_type_gate: bool = Field(default=True, alias="ANSWER_TYPE_GATE")

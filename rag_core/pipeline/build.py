@@ -147,6 +147,7 @@ def build_pipeline(
                 corpus,
                 settings.key_word_ablation_margin,
                 skip_named=settings.key_word_skip_named,
+                asked_only=settings.key_word_asked_only,
             )
         )
     if reading and settings.answer_type_gate:

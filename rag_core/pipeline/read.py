@@ -260,7 +260,9 @@ class KeyWordGate(StageBase):
     lessons list ("• Scuba diving lessons") better without "scuba" (+3.63), and "Is there a minimum
     age requirement for hearing care…" its answer "…limited to individuals 18 years of age or
     older" better without "minimum age" (+3.60); a rise there says the sentence states more than was
-    asked, not something else (benchmarks/README.md "Reading, session 15")."""
+    asked, not something else. With ``asked_only`` the words come from the clauses read as
+    questions, not the situation told around them (``topic.key_words``) (benchmarks/README.md
+    "Reading, session 15")."""
 
     name = "key_word"
 
@@ -273,6 +275,7 @@ class KeyWordGate(StageBase):
         top: int = 2,
         *,
         skip_named: bool = True,
+        asked_only: bool = True,
     ) -> None:
         self.scorer = scorer
         self.corpus = corpus
@@ -280,12 +283,19 @@ class KeyWordGate(StageBase):
         self.k = k
         self.top = top
         self.skip_named = skip_named
+        self.asked_only = asked_only
 
     async def run(self, state: QueryState) -> None:
         if state.reading is None:
             return
         counts = self.corpus.corrector_for(state.require_access()).stem_counts()
-        words = key_words(state.question, counts, exclude=state.unknown_words, k=self.k)
+        words = key_words(
+            state.question,
+            counts,
+            exclude=state.unknown_words,
+            k=self.k,
+            asked=asked_terms(state.question) if self.asked_only else None,
+        )
         if not words or (self.skip_named and self._named(words, state.reading)):
             return
         rise = await asyncio.to_thread(ablation_rise, self.scorer, state.question, words, state.reading, self.top)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 
 from rag_core.reading.reader import PassageScorer, Reading, read_logits
-from rag_core.text import stem, topic_terms
+from rag_core.text import STOPWORDS, stem, topic_terms
 
 _WORD = re.compile(r"[\w'’-]+")
 
@@ -42,9 +42,23 @@ def ablation_rise(
     return best_ablated - reading.best
 
 
-def key_words(question: str, counts: Mapping[str, int], exclude: Collection[str] = (), k: int = 2) -> list[str]:
+def key_words(
+    question: str,
+    counts: Mapping[str, int],
+    exclude: Collection[str] = (),
+    k: int = 2,
+    *,
+    asked: Collection[str] | None = None,
+) -> list[str]:
     """The ``k`` most specific documented topic words of ``question``: those with the lowest counts in
     the visible documents (``counts`` by stem), the words the answer must be about ("adoption",
-    "reimburse" in "How much does Fabrikam reimburse for adoption expenses?")."""
-    words = [t for t in dict.fromkeys(topic_terms(question)) if t in counts and t not in exclude]
+    "reimburse" in "How much does Fabrikam reimburse for adoption expenses?"). With ``asked`` (the
+    terms of the clauses read as questions, ``question.asked_terms``), only words asked: "…the agency
+    fees are insane 😩 how much does fabrikam reimburse for adoption expenses?" is about adoption, not
+    the fees the situation tells. A stop word written without its apostrophe ("whats") is none."""
+    words = [
+        t
+        for t in dict.fromkeys(topic_terms(question))
+        if t in counts and t not in exclude and t not in STOPWORDS and (asked is None or t in asked)
+    ]
     return sorted(words, key=lambda w: counts[w])[:k]
