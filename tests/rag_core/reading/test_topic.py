@@ -9,6 +9,7 @@ import pytest
 from rag_core.models import CrossEncoder
 from rag_core.pipeline.read import ReadStage, TopicGate
 from rag_core.pipeline.state import QueryState
+from rag_core.reading.question import asked_terms
 from rag_core.reading.reader import SpanReader
 from rag_core.reading.topic import key_words, without_words
 from rag_core.settings import DEFAULT_TOPIC_ABLATION_MARGIN
@@ -45,6 +46,17 @@ def test_the_key_words_are_the_rarest_documented_topic_words() -> None:
         "reimburse"
     ]
     assert key_words("What is the pet policy?", counts) == []
+
+
+@pytest.mark.unit
+def test_the_key_words_are_asked_not_told() -> None:
+    """With the asked clauses' terms, the situation's rare words are not key words; "whats" (a stop
+    word without its apostrophe) never is one."""
+    question = "we're adopting, the agency costs are insane 😩 how much does fabrikam reimburse for adoption expenses?"
+    counts = {"cost": 1, "agency": 2, "reimburse": 3, "adoption": 5, "expense": 40, "fabrikam": 500}
+    assert key_words(question, counts) == ["cost", "agency"]
+    assert key_words(question, counts, asked=asked_terms(question)) == ["reimburse", "adoption"]
+    assert key_words("whats the max i can elect?", {"what": 0, "elect": 2, "maximum": 9}) == ["elect", "maximum"]
 
 
 @pytest.fixture(scope="module")
