@@ -151,11 +151,11 @@ class CoreSettings(BaseSettings):
     # A fourth quoted sentence when it reads within this many logits of the best (negative: never).
     answer_tie_margin: float = Field(default=DEFAULT_ANSWER_TIE_MARGIN, alias="ANSWER_TIE_MARGIN")
     # How many of the READER_KEEP spans read are picked by ColBERT MaxSim among those word overlap left
-    # out (needs late interaction; 0: all by word overlap). rag_core.reading.reader.SpanReader. Off by
-    # default: 4 answers more (70 sets: +26 right, -6 wrong, near misses unchanged with the
-    # same-document rule) but encodes every span left out, +160-240 ms read p50 a question on 2 cores
-    # (benchmarks/README.md "Reading, session 12").
-    reader_model_spans: int = Field(default=0, ge=0, alias="READER_MODEL_SPANS")
+    # out (needs late interaction; 0: all by word overlap). rag_core.reading.reader.SpanReader. Scored
+    # inside the token vectors the index stores (READER_SPAN_VECTORS=stored), so it costs no model run:
+    # 91 sets with the key-word gate, +20 right, -7 wrong, +3 near misses answered (benchmarks/README.md
+    # "Reading, session 15"; session 12 measured it with each span encoded, +160-240 ms a question).
+    reader_model_spans: int = Field(default=4, ge=0, alias="READER_MODEL_SPANS")
     # Where those MaxSim scores come from: "stored", each span's tokens inside the token vectors the
     # index keeps for its chunk (no model run; rag_core.reading.reader.InChunkPrefilter), or "alone",
     # each span encoded on its own at question time (session 12's option).
@@ -177,10 +177,12 @@ class CoreSettings(BaseSettings):
         default=DEFAULT_TOPIC_RISE_ALLOWANCE_FROM, alias="TOPIC_RISE_ALLOWANCE_FROM"
     )
     # With the reader on: abstain when the answer does not depend on the question's most specific
-    # documented words (rag_core.pipeline.read.KeyWordGate).
-    # Off by default: on the sets written after each fit (corpus/holdout-chat-2.jsonl in session 3,
-    # holdout-chat-8 and Contoso held-out 4 in session 5) it stopped no near miss it was not tuned on.
-    key_word_ablation: bool = Field(default=False, alias="KEY_WORD_ABLATION")
+    # documented words (rag_core.pipeline.read.KeyWordGate). Off in sessions 5-14 (it stopped about as
+    # many right answers as bad ones); on since session 15, when it learnt to stay out where a sentence
+    # it re-reads names one of the words and to take the asked clauses' words, not the situation's
+    # (90 sets: -3 wrong, -2 near misses answered, no right answer lost; benchmarks/README.md
+    # "Reading, session 15").
+    key_word_ablation: bool = Field(default=True, alias="KEY_WORD_ABLATION")
     key_word_ablation_margin: float = Field(default=DEFAULT_KEY_WORD_ABLATION_MARGIN, alias="KEY_WORD_ABLATION_MARGIN")
     # The gate stays out when a sentence it would read again names one of the words: a rise there
     # means the sentence states more than was asked (rag_core.pipeline.read.KeyWordGate).

@@ -44,8 +44,9 @@ def test_the_spans_the_model_picks_follow_the_settings(
     assert isinstance(reader.model, LateInteractionPrefilter) == (overrides.get("LATE_INTERACTION") != "none")
 
 
-def test_word_overlap_alone_picks_the_spans_by_default() -> None:
-    assert CoreSettings.model_fields["reader_model_spans"].default == 0
+def test_the_model_picks_four_spans_from_the_stored_vectors_by_default() -> None:
+    assert CoreSettings.model_fields["reader_model_spans"].default == 4
+    assert CoreSettings.model_fields["reader_span_vectors"].default == "stored"
 
 
 @pytest.mark.parametrize(("vectors", "stored"), [("stored", True), ("alone", False)])

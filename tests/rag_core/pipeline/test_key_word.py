@@ -25,6 +25,7 @@ GOLD = {
         "holdout-chat-6.jsonl",
         "holdout-chat-7.jsonl",
         "holdout-chat-18.jsonl",
+        "holdout-chat-19.jsonl",
     )
     for row in load_gold(REPO / "corpus" / name)
 }
@@ -77,3 +78,16 @@ async def test_a_sentence_that_names_the_asked_thing_is_not_stopped(real: RealCo
     assert await ask(real, row, KEY_WORD_ABLATION=True) == (False, None)
     finished, decided_by = await ask(real, row, KEY_WORD_ABLATION=True, KEY_WORD_SKIP_NAMED=False)
     assert finished and decided_by == "key_word"
+
+
+async def test_the_words_taken_out_are_the_asked_ones(real: RealCorpus) -> None:
+    """ "we're in the middle of adopting from overseas and the agency fees are insane 😩 how much does
+    fabrikam reimburse for adoption expenses?", with ColBERT picking sentences too
+    (``READER_MODEL_SPANS=4``), reads the wellness stipend best (2.90). Taking out the asked clause's
+    rarest words ("reimburse", "adoption") shows it fits better without them: abstain. The mutation
+    (``KEY_WORD_ASKED_ONLY=false``) takes out the situation's "fees" instead, and the stipend answers."""
+    row = GOLD["h19-29"]
+    assert row.expect == "abstain"
+    settings = {"KEY_WORD_ABLATION": True, "READER_MODEL_SPANS": 4}
+    assert await ask(real, row, **settings) == (True, "key_word")
+    assert await ask(real, row, **settings, KEY_WORD_ASKED_ONLY=False) == (False, None)
