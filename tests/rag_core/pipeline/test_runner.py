@@ -101,6 +101,7 @@ async def test_the_default_pipeline_runs_the_documented_stages_in_order(fixture_
         "not_asked",
         "answerable",
         "topic",
+        "key_word",
         "answer_type",
         "generate",
         "validate",
