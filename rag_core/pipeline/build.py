@@ -151,7 +151,13 @@ def build_pipeline(
             )
         )
     if reading and settings.answer_type_gate:
-        reading_stages.append(AnswerTypeGate(settings.reader_min_score, same_document=settings.quantity_same_document))
+        reading_stages.append(
+            AnswerTypeGate(
+                settings.reader_min_score,
+                same_document=settings.quantity_same_document,
+                tie=settings.answer_tie_margin,
+            )
+        )
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),

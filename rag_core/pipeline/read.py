@@ -323,19 +323,22 @@ class AnswerTypeGate(StageBase):
     from the best-read sentence's document: a figure from another document is about another benefit
     (benchmarks/README.md "Reading, session 12"). A question that asks for a phone or fax number or an
     e-mail address needs such a sentence to give one (``lacks_asked_contact``), and one that asks for a
-    salary range a sentence that gives pay in dollars (``lacks_asked_pay``). Runs only when the reader
-    is about to answer."""
+    salary range a sentence that gives pay in dollars (``lacks_asked_pay``). With ``tie`` it judges
+    the sentences the answer will show, tied ones included (``Reading.answer``): a figure in a
+    sentence read within ``tie`` of the best is shown, so it answers. Runs only when the reader is
+    about to answer."""
 
     name = "answer_type"
 
-    def __init__(self, min_score: float, *, same_document: bool = False) -> None:
+    def __init__(self, min_score: float, *, same_document: bool = False, tie: float | None = None) -> None:
         self.min_score = min_score
         self.same_document = same_document
+        self.tie = tie
 
     async def run(self, state: QueryState) -> None:
         if state.reading is None:
             return
-        answering = [read.span for read in state.reading.answer() if read.score >= self.min_score]
+        answering = [read.span for read in state.reading.answer(tie=self.tie) if read.score >= self.min_score]
         question, framed = state.question, [span.in_context() for span in answering]
         texts = [span.text for span in answering]
         if (
