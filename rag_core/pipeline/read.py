@@ -53,7 +53,7 @@ class ReadStage(StageBase):
             return
         model = None
         encoder = getattr(self.reader.model, "encoder", None)
-        if self.index is not None and encoder is not None and self.reader.model_spans and state.context:
+        if self.index is not None and encoder is not None and self.reader.needs_model(state.context):
             chunk_ids = sorted({candidate.chunk_id for candidate in state.context})
             model = InChunkPrefilter(encoder, await self.index.token_vectors_of(chunk_ids, state.require_access()))
         # The model call blocks for tens of milliseconds: off the event loop.

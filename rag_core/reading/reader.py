@@ -205,6 +205,10 @@ class SpanReader:
         ranked = sorted(zip(pool, scores, strict=True), key=lambda pair: -pair[1])
         return Reading([ReadSpan(span, score) for span, score in ranked], situation=self.situation)
 
+    def needs_model(self, context: Sequence[Candidate]) -> bool:
+        """Whether reading ``context`` asks the model prefilter (more spans than are read)."""
+        return bool(self.model_spans) and len(spans_of(context)) > self.keep
+
     def pool(self, question: str, spans: Sequence[Span], *, model: SpanPrefilter | None = None) -> list[Span]:
         """The spans to read: all of them when they fit, else word overlap's best and the model's."""
         if len(spans) <= self.keep:
