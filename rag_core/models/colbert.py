@@ -98,6 +98,7 @@ class ColbertEncoder:
         # A chunk's offsets are a pure function of its text, and the same context chunks come back
         # question after question: remember the last few thousand (a few MB).
         self._offsets = functools.lru_cache(maxsize=4096)(self._document_offsets)
+        self._queries = functools.lru_cache(maxsize=64)(self._encode_query)
 
     @classmethod
     def shared(cls, threads: int | None = None, workers: int | None = None) -> ColbertEncoder:
@@ -113,7 +114,12 @@ class ColbertEncoder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """``(n_tokens, dimension)`` unit rows for [CLS] [Q] pieces [SEP] (with query augmentation,
-        then [MASK] up to 32 tokens). A long question keeps all its pieces (up to 512 positions)."""
+        then [MASK] up to 32 tokens). A long question keeps all its pieces (up to 512 positions).
+        Read-only: the last few questions are remembered, since retrieval and the reader's span
+        prefilter usually encode the same text one after the other."""
+        return self._queries(text)
+
+    def _encode_query(self, text: str) -> np.ndarray:
         ids = bert.word_pieces(self._tokenizer, text).ids[: self.max_pieces]
         sequence = [self._cls, self._query_marker, *ids, self._sep]
         attention = [1] * len(sequence)
@@ -122,7 +128,9 @@ class ColbertEncoder:
             sequence += [self._mask] * padding
             attention += [0] * padding
         hidden = bert.run_encoder(self._session, sequence, attention=attention)
-        return bert.unit_rows(hidden[:, : self.dimension])
+        query = bert.unit_rows(hidden[:, : self.dimension])
+        query.setflags(write=False)
+        return query
 
     def encode_documents(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One ``(n_tokens, dimension)`` array of unit rows per text."""
