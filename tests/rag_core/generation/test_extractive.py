@@ -310,3 +310,29 @@ def test_a_fourth_sentence_is_quoted_when_it_reads_as_well_as_the_best() -> None
     # Further apart than the tie, or with no tie (the mutation: three sentences, as before), it is not.
     assert "$4,000" not in quoted_with(6.40, tie=0.5)
     assert "$4,000" not in quoted_with(6.65, tie=None)
+
+
+def test_a_fifth_sentence_is_quoted_when_it_too_reads_as_well_as_the_best() -> None:
+    """With a glossary definition read too, the $4,000 sentence came fifth, 0.39 under the best: up to
+    two tied sentences are quoted beyond the three, a sixth never."""
+    from rag_core.reading.reader import TIED_EXTRA, Reading, ReadSpan
+    from rag_core.reading.spans import split_spans
+
+    plus = candidate(
+        "plus_p14_c01",
+        "Out-of-Pocket Maximum: The out-of-pocket maximum is the most a member pays in a plan year.\n"
+        "The plan offers a maximum out-of-pocket (OOP) limit.\n"
+        "The out-of-pocket maximum includes deductibles, copays and coinsurance.\n"
+        "Preventive care services are covered at 100%.\n"
+        "Northwind Health Plus has an out-of-pocket maximum of $4,000 per year.\n"
+        "Premiums do not count toward it.",
+    )
+    glossary, offers, includes, preventive, amount, premiums = split_spans(plus)
+    reading = Reading(
+        [ReadSpan(glossary, 7.04), ReadSpan(offers, 6.98), ReadSpan(includes, 6.94), ReadSpan(preventive, 6.86)]
+        + [ReadSpan(amount, 6.65), ReadSpan(premiums, 6.60)]
+    )
+    assert TIED_EXTRA == 2
+    text = ExtractiveGenerator(tie=0.5).quote("whats the OOP max on Plus?", [plus], reading)
+    assert "$4,000" in text and "Premiums" not in text  # the fifth is quoted, the sixth is not
+    assert "$4,000" not in ExtractiveGenerator(tie=None).quote("whats the OOP max on Plus?", [plus], reading)
