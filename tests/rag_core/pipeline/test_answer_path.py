@@ -132,6 +132,7 @@ async def test_every_index_query_carries_the_tokens_access_filter(
     future = [q for q in spy.queries if q.access.as_of == HORIZON]
     assert len(answering) == 3 and len(answering) + len(future) == len(spy.queries)
     assert spy.counts == []
+    assert spy.vector_reads == []  # every context here fits the 12 sentences read: no token vectors needed
     jurisdictions = {"US-ALL", f"US-{state}"} if state else {"US-ALL"}
     for query in spy.queries:
         assert query.access.group_sets == (frozenset(groups),)
@@ -147,8 +148,10 @@ async def test_every_index_query_carries_the_tokens_access_filter(
 async def test_the_readers_token_vectors_are_read_under_the_same_filter(fixture_corpus: FixtureCorpus) -> None:
     """With ColBERT picking some of the sentences read (``READER_MODEL_SPANS``), the context chunks'
     stored token vectors are read back under the question's own access filter, and only for chunks
-    that filtered query returned: no chunk id reaches the index from anywhere else."""
-    pipeline, spy = fixture_corpus.pipeline(READER_MODEL_SPANS=4)
+    that filtered query returned: no chunk id reaches the index from anywhere else. (One sentence
+    read, picked by ColBERT: this corpus's contexts hold a few sentences, and the vectors are fetched
+    only when there are more sentences than are read.)"""
+    pipeline, spy = fixture_corpus.pipeline(READER_KEEP=1, READER_MODEL_SPANS=1)
     for question, state in ((DEDUCTIBLE_Q, None), (LEAVE_Q, "CA")):
         await pipeline.answer(question, token(["employees"], state=state))
     assert len(spy.vector_reads) == 2
