@@ -23,7 +23,14 @@ from rag_core.reading.answer_type import (
 )
 from rag_core.reading.question import asked_terms, whole_question
 from rag_core.reading.ranges import rows_out_of_range
-from rag_core.reading.reader import InChunkPrefilter, PassageScorer, Reading, ReadSpan, SpanReader
+from rag_core.reading.reader import (
+    InChunkPrefilter,
+    LateInteractionPrefilter,
+    PassageScorer,
+    Reading,
+    ReadSpan,
+    SpanReader,
+)
 from rag_core.reading.sections import sibling_sections
 from rag_core.reading.spans import Span, row_label
 from rag_core.reading.topic import ablation_rise, key_words
@@ -52,10 +59,11 @@ class ReadStage(StageBase):
         if state.language not in READ_LANGUAGES:
             return
         model = None
-        encoder = getattr(self.reader.model, "encoder", None)
-        if self.index is not None and encoder is not None and self.reader.needs_model(state.context):
+        colbert = self.reader.model if isinstance(self.reader.model, LateInteractionPrefilter) else None
+        if self.index is not None and colbert is not None and self.reader.needs_model(state.context):
             chunk_ids = sorted({candidate.chunk_id for candidate in state.context})
-            model = InChunkPrefilter(encoder, await self.index.token_vectors_of(chunk_ids, state.require_access()))
+            stored = await self.index.token_vectors_of(chunk_ids, state.require_access())
+            model = InChunkPrefilter(colbert.encoder, stored)
         # The model call blocks for tens of milliseconds: off the event loop.
         state.reading = await asyncio.to_thread(
             partial(self.reader.read, corrected=state.spelling_fixed, model=model), state.question, state.context
