@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
@@ -29,6 +29,17 @@ POINT_NAMESPACE = uuid.UUID("6f1c7c1e-3c1b-5e55-9a7e-b3e7f1c2d0aa")
 def point_id_for(chunk_id: str) -> str:
     """A chunk's point id on both backends (Qdrant ids are UUIDs or integers): UUIDv5 of the chunk id."""
     return str(uuid.uuid5(POINT_NAMESPACE, chunk_id))
+
+
+def late_vectors_by_chunk(records: Iterable[Any], chunk_of: Mapping[str, str]) -> dict[str, np.ndarray]:
+    """Each record's late-interaction vectors as a float32 matrix, keyed by the chunk id its point id
+    stands for (``chunk_of``): what both backends' ``token_vectors_of`` return."""
+    found = {}
+    for record in records:
+        vectors = record.vector.get(LATE) if isinstance(record.vector, dict) else None
+        if vectors:
+            found[chunk_of[str(record.id)]] = np.asarray(vectors, dtype=np.float32)
+    return found
 
 
 @dataclass(frozen=True)

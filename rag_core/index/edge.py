@@ -28,6 +28,7 @@ from rag_core.index.base import (
     as_datetime,
     deterministic_top,
     late_top,
+    late_vectors_by_chunk,
     point_id_for,
 )
 from rag_core.sparse import SparseVector
@@ -235,12 +236,7 @@ class EdgeIndex:
             if LATE in str(exc):
                 raise IndexModelMismatch(NO_LATE_VECTORS.format(where=self.directory)) from exc
             raise
-        found = {}
-        for record in records:
-            vectors = record.vector.get(LATE) if isinstance(record.vector, dict) else None
-            if vectors:
-                found[by_point[str(record.id)]] = np.asarray(vectors, dtype=np.float32)
-        return found
+        return late_vectors_by_chunk(records, by_point)
 
     async def token_vectors_of(self, chunk_ids: Sequence[str], access: AccessFilter) -> dict[str, np.ndarray]:
         if not chunk_ids:

@@ -29,6 +29,7 @@ from rag_core.index.base import (
     ScoredPoint,
     deterministic_top,
     late_top,
+    late_vectors_by_chunk,
     point_id_for,
 )
 from rag_core.sparse import SparseVector
@@ -234,12 +235,7 @@ class ServerIndex:
                 with_vectors=[LATE],
             )
         )
-        found = {}
-        for record in records:
-            vectors = record.vector.get(LATE) if isinstance(record.vector, dict) else None
-            if vectors:
-                found[by_point[str(record.id)]] = np.asarray(vectors, dtype=np.float32)
-        return found
+        return late_vectors_by_chunk(records, by_point)
 
     async def read_meta(self) -> dict[str, Any] | None:
         if not await self._call(self.client.collection_exists(self.meta_collection)):

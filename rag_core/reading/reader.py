@@ -132,7 +132,8 @@ class InChunkPrefilter:
 
     def scores(self, question: str, spans: Sequence[Span]) -> list[float]:
         query = self.encoder.encode_query(reader_queries(question)[0])
-        tokens = {chunk_id: self._tokens(chunk_id, spans) for chunk_id in {span.chunk.chunk_id for span in spans}}
+        chunks = {span.chunk.chunk_id: span.chunk for span in spans}
+        tokens = {chunk_id: self._tokens(chunk) for chunk_id, chunk in chunks.items()}
         scores: list[float | None] = []
         for span in spans:
             found = tokens[span.chunk.chunk_id]
@@ -150,12 +151,13 @@ class InChunkPrefilter:
                 scores[i] = score
         return [float(score or 0.0) for score in scores]
 
-    def _tokens(self, chunk_id: str, spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray] | None:
-        vectors = self.stored.get(chunk_id)
+    def _tokens(self, chunk: Candidate) -> tuple[np.ndarray, np.ndarray] | None:
+        """The chunk's stored vectors with each one's character span, or None (none stored, or they
+        do not line up with the chunk's text)."""
+        vectors = self.stored.get(chunk.chunk_id)
         if vectors is None:
             return None
-        content = next(span.chunk.content for span in spans if span.chunk.chunk_id == chunk_id)
-        offsets = self.encoder.document_offsets(content)
+        offsets = self.encoder.document_offsets(chunk.content)
         if len(offsets) != len(vectors):  # written by another tokenizer or windowing: not this text's tokens
             return None
         return vectors, offsets
