@@ -55,10 +55,16 @@ def key_words(
     "reimburse" in "How much does Fabrikam reimburse for adoption expenses?"). With ``asked`` (the
     terms of the clauses read as questions, ``question.asked_terms``), only words asked: "…the agency
     fees are insane 😩 how much does fabrikam reimburse for adoption expenses?" is about adoption, not
-    the fees the situation tells. A stop word written without its apostrophe ("whats") is none."""
+    the fees the situation tells. A stop word written without its apostrophe ("whats") is none, and
+    neither is the word after "how" ("how often", "how long"): it names the kind of answer asked,
+    which an answering sentence gives without repeating it ("…conducted annually")."""
+    kind = {stem(word) for word in _ASKED_KIND.findall(question)}
     words = [
         t
         for t in dict.fromkeys(topic_terms(question))
-        if t in counts and t not in exclude and t not in STOPWORDS and (asked is None or t in asked)
+        if t in counts and t not in exclude and t not in STOPWORDS and t not in kind and (asked is None or t in asked)
     ]
     return sorted(words, key=lambda w: counts[w])[:k]
+
+
+_ASKED_KIND = re.compile(r"\bhow\s+([a-z]+)", re.IGNORECASE)
