@@ -59,6 +59,15 @@ def test_the_key_words_are_asked_not_told() -> None:
     assert key_words("whats the max i can elect?", {"what": 0, "elect": 2, "maximum": 9}) == ["elect", "maximum"]
 
 
+@pytest.mark.unit
+def test_the_asked_kind_is_no_key_word() -> None:
+    """A question "how often" asks for a frequency, which "Performance reviews are conducted annually" gives
+    without the word: the word after "how" is never a key word."""
+    counts = {"often": 1, "long": 1, "performance": 3, "review": 4}
+    assert key_words("how often do we get performance reviews?", counts) == ["performance", "review"]
+    assert key_words("How long does a review take?", counts) == ["review"]
+
+
 @pytest.fixture(scope="module")
 def scorer() -> CrossEncoder:
     with network_disabled() as attempts:
