@@ -32,7 +32,7 @@ from rag_core.reading.reader import (
     SpanReader,
 )
 from rag_core.reading.sections import sibling_sections
-from rag_core.reading.spans import Span, row_label
+from rag_core.reading.spans import Span, row_label, spans_of
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.text import stem, terms, topic_terms
 from rag_core.types import AbstainReason
@@ -58,15 +58,16 @@ class ReadStage(StageBase):
     async def run(self, state: QueryState) -> None:
         if state.language not in READ_LANGUAGES:
             return
+        spans = spans_of(state.context)
         model = None
         colbert = self.reader.model if isinstance(self.reader.model, LateInteractionPrefilter) else None
-        if self.index is not None and colbert is not None and self.reader.needs_model(state.context):
+        if self.index is not None and colbert is not None and self.reader.needs_model(spans):
             chunk_ids = sorted({candidate.chunk_id for candidate in state.context})
             stored = await self.index.token_vectors_of(chunk_ids, state.require_access())
             model = InChunkPrefilter(colbert.encoder, stored)
         # The model call blocks for tens of milliseconds: off the event loop.
         state.reading = await asyncio.to_thread(
-            partial(self.reader.read, corrected=state.spelling_fixed, model=model), state.question, state.context
+            partial(self.reader.read_spans, corrected=state.spelling_fixed, model=model), state.question, spans
         )
 
     async def warm_up(self) -> None:

@@ -199,7 +199,17 @@ class SpanReader:
         corrector turned "uber" into "user"); a typo in the key word ("dentl deductable") otherwise
         drags every reading down. ``model``: this question's model prefilter instead of the
         reader's own (``InChunkPrefilter`` over the context's stored token vectors)."""
-        spans = spans_of(context)
+        return self.read_spans(question, spans_of(context), corrected=corrected, model=model)
+
+    def read_spans(
+        self,
+        question: str,
+        spans: Sequence[Span],
+        *,
+        corrected: str | None = None,
+        model: SpanPrefilter | None = None,
+    ) -> Reading:
+        """``read`` over a context already split into spans (``spans_of``)."""
         if not spans:
             return Reading()
         pool = self.pool(question, spans, model=model)
@@ -207,9 +217,9 @@ class SpanReader:
         ranked = sorted(zip(pool, scores, strict=True), key=lambda pair: -pair[1])
         return Reading([ReadSpan(span, score) for span, score in ranked], situation=self.situation)
 
-    def needs_model(self, context: Sequence[Candidate]) -> bool:
-        """Whether reading ``context`` asks the model prefilter (more spans than are read)."""
-        return bool(self.model_spans) and len(spans_of(context)) > self.keep
+    def needs_model(self, spans: Sequence[Span]) -> bool:
+        """Whether reading ``spans`` asks the model prefilter (more spans than are read)."""
+        return bool(self.model_spans) and len(spans) > self.keep
 
     def pool(self, question: str, spans: Sequence[Span], *, model: SpanPrefilter | None = None) -> list[Span]:
         """The spans to read: all of them when they fit, else word overlap's best and the model's."""

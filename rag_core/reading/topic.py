@@ -42,6 +42,10 @@ def ablation_rise(
     return best_ablated - reading.best
 
 
+# "how often", "how long": the word after "how" names the kind of answer asked (``key_words``).
+_ASKED_KIND = re.compile(r"\bhow\s+([a-z]+)", re.IGNORECASE)
+
+
 def key_words(
     question: str,
     counts: Mapping[str, int],
@@ -65,6 +69,3 @@ def key_words(
         if t in counts and t not in exclude and t not in STOPWORDS and t not in kind and (asked is None or t in asked)
     ]
     return sorted(words, key=lambda w: counts[w])[:k]
-
-
-_ASKED_KIND = re.compile(r"\bhow\s+([a-z]+)", re.IGNORECASE)
