@@ -39,6 +39,11 @@ DEFAULT_UNKNOWN_WORD_CUTOFFS: dict[str, float] = {
 # bge-small + ColBERT retrieval (tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl; it was -1.25 on
 # the earlier MiniLM retrieval; benchmarks/README.md "Reading models"). Re-run it when retrieval changes.
 DEFAULT_READER_MIN_SCORE = 2.75
+# The answerability gate of each reader's weights, in logits (the benefits reader's are put on
+# ms-marco's scale at export, so the other gates' margins keep their meaning). benefits: chosen on the
+# 20 latest held-out sets with a reader trained without them (0.5 and 2.0 run; benchmarks/README.md
+# "Reading, session 16"); ms-marco: calibrated in session 3.
+READER_MIN_SCORES = {"ms-marco": DEFAULT_READER_MIN_SCORE, "benefits": 2.0}
 
 # The topic gate after the reader: any rise when the undocumented word is taken out means the word is
 # what the documents fail to match ("pet insurance" -> "insurance": +3.8); a situation word leaves the
@@ -147,7 +152,12 @@ class CoreSettings(BaseSettings):
     # The reader (rag_core.reading): a cross-encoder picks the answer sentences and decides
     # answerability. cross-encoder | none (none: word-overlap picking and the topic gate).
     reader: str = Field(default="cross-encoder", alias="READER")
-    reader_min_score: float = Field(default=DEFAULT_READER_MIN_SCORE, alias="READER_MIN_SCORE")
+    # The reader's weights: "benefits", ms-marco with its top layers fine-tuned on benefits questions
+    # (rag_core.models.cross.BENEFITS_READER), or "ms-marco", the bundled model as published. The
+    # gates that read a question again read with the same model.
+    reader_weights: Literal["benefits", "ms-marco"] = Field(default="ms-marco", alias="READER_WEIGHTS")
+    # None: the gate of the reader's weights (READER_MIN_SCORES); read it through ``reader_gate``.
+    reader_min_score: float | None = Field(default=None, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
     # Up to two more quoted sentences when they read within this many logits of the best (negative: never).
     answer_tie_margin: float = Field(default=DEFAULT_ANSWER_TIE_MARGIN, alias="ANSWER_TIE_MARGIN")
@@ -243,6 +253,13 @@ class CoreSettings(BaseSettings):
         if self.similarity_cutoff is not None:
             return self.similarity_cutoff
         return DEFAULT_CUTOFFS.get(model_name, 0.5)
+
+    @property
+    def reader_gate(self) -> float:
+        """The reader's answerability gate: READER_MIN_SCORE, else the one of its weights."""
+        if self.reader_min_score is not None:
+            return self.reader_min_score
+        return READER_MIN_SCORES[self.reader_weights]
 
     def unknown_word_cutoff_for(self, model_name: str) -> float | None:
         """How strong a match lets a question with an undocumented word through; None: never."""

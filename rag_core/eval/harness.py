@@ -19,6 +19,7 @@ from rag_core.errors import InvalidInput
 from rag_core.eval.gold import GoldRow, apply_labels, chunk_location, load_gold, matches
 from rag_core.eval.metrics import RowResult, compute
 from rag_core.index.base import AccessFilter
+from rag_core.models.cross import reader_model_name
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.registry import visible
@@ -240,7 +241,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     plot = args.plot or Path("benchmarks/out") / "calibration-reader.png"
                     result = calibrate(
                         pairs,
-                        "ms-marco-MiniLM-L-12-v2",
+                        reader_model_name(settings.reader_weights),
                         plot,
                         grid_spec=READER_GRID,
                         recall_first=True,

@@ -11,6 +11,8 @@ call is read once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -26,13 +28,33 @@ from rag_core.models.runtime import (
 )
 
 MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
+# ms-marco with its top two layers, pooler and head fine-tuned to read benefits questions against
+# the sentences of benefits documents (``benchmarks/train_reader.py``; benchmarks/README.md
+# "Reading, session 16"). Shipped as the changed layers only, run in the bundled graph.
+BENEFITS_READER = "benefits-reader-v1"
+BENEFITS_READER_WEIGHTS = Path(__file__).with_name("data") / f"{BENEFITS_READER}.npz"
+
+
+def reader_model_name(weights: str) -> str:
+    """What the reader is called in reports, without loading anything."""
+    return MODEL_NAME if weights == "ms-marco" else f"{MODEL_NAME}+{BENEFITS_READER}"
+
+
+def reader_files(weights: str) -> ModelFiles | None:
+    """The reader's model: ``benefits`` (the fine-tune) or ``ms-marco`` (the bundled model, None)."""
+    if weights == "ms-marco":
+        return None
+    if weights != "benefits":
+        raise ValueError(f"unknown reader weights {weights!r}: benefits or ms-marco")
+    bundled = bundled_model(MODEL_NAME, "reranker_en")
+    return replace(bundled, name=reader_model_name(weights), weights=BENEFITS_READER_WEIGHTS)
 
 
 class CrossEncoder:
     model_name: str = MODEL_NAME
     positions: int = 512
 
-    _shared: ClassVar[dict[tuple[int | None, int, int | None], CrossEncoder]] = {}
+    _shared: ClassVar[dict[tuple[int | None, int, int | None, ModelFiles | None], CrossEncoder]] = {}
 
     def __init__(
         self,
@@ -46,19 +68,27 @@ class CrossEncoder:
         if not 8 <= max_length <= self.positions:
             raise ValueError(f"max_length must be between 8 and {self.positions}")
         files = files or bundled_model(MODEL_NAME, "reranker_en")
+        self.model_name = files.name
         self._pool = pool or InferencePool(1)
-        self._session = load_session(files.onnx, threads or default_threads(self._pool.workers))
+        self._session = load_session(files.onnx, threads or default_threads(self._pool.workers), files.weights)
         self._tokenizer = load_tokenizer(files.tokenizer)
         self._cls = bert.token_id(self._tokenizer, "[CLS]")
         self._sep = bert.token_id(self._tokenizer, "[SEP]")
         self.max_length = max_length
 
     @classmethod
-    def shared(cls, threads: int | None = None, max_length: int = 512, workers: int | None = None) -> CrossEncoder:
-        """One encoder per settings per process, on the shared pool of ``workers`` (default: the usable cores)."""
-        key = (threads, max_length, workers)
+    def shared(
+        cls,
+        threads: int | None = None,
+        max_length: int = 512,
+        workers: int | None = None,
+        files: ModelFiles | None = None,
+    ) -> CrossEncoder:
+        """One encoder per settings (and model files) per process, on the shared pool of
+        ``workers`` (default: the usable cores). ``files``: None is the bundled ms-marco model."""
+        key = (threads, max_length, workers, files)
         if key not in cls._shared:
-            cls._shared[key] = cls(threads=threads, max_length=max_length, pool=InferencePool.shared(workers))
+            cls._shared[key] = cls(files, threads=threads, max_length=max_length, pool=InferencePool.shared(workers))
         return cls._shared[key]
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:

@@ -16,6 +16,7 @@ it, so the numbers are the same as one after the other.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import threading
@@ -43,6 +44,9 @@ class ModelFiles:
     name: str
     onnx: Path
     tokenizer: Path
+    # Initializers that replace some of the graph's, by name (``.npz``): a fine-tune of the bundled
+    # model's top layers ships as the layers it changed, and runs in the bundled graph unchanged.
+    weights: Path | None = None
 
 
 def bundle_dir() -> Path:
@@ -136,23 +140,23 @@ class InferencePool:
 
 
 _lock = threading.Lock()
-_sessions: dict[tuple[Path, int], onnxruntime.InferenceSession] = {}
+_sessions: dict[tuple[Path, Path | None, int], onnxruntime.InferenceSession] = {}
 _tokenizers: dict[Path, tokenizers.Tokenizer] = {}
 
 
-def load_session(path: Path, threads: int | None = None) -> onnxruntime.InferenceSession:
-    """One session per model file (and thread count) per process; ``run`` is thread-safe, and
-    concurrent runs of a one-thread session proceed in parallel on their callers' threads."""
+def load_session(path: Path, threads: int | None = None, weights: Path | None = None) -> onnxruntime.InferenceSession:
+    """One session per model file (weights and thread count) per process; ``run`` is thread-safe,
+    and concurrent runs of a one-thread session proceed in parallel on their callers' threads."""
     threads = threads or default_threads()
-    key = (path.resolve(), threads)
+    key = (path.resolve(), weights.resolve() if weights else None, threads)
     with _lock:
         session = _sessions.get(key)
         if session is None:
-            session = _sessions[key] = _new_session(path, threads)
+            session = _sessions[key] = _new_session(path, threads, weights)
         return session
 
 
-def _new_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
+def _new_session(path: Path, threads: int, weights: Path | None = None) -> onnxruntime.InferenceSession:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -162,10 +166,55 @@ def _new_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
     # Spinning idle worker threads would steal the few shared cores from the event loop and the index.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
+    replaced = _replacing_initializers(options, weights, path) if weights is not None else []
     try:
-        return onnxruntime.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # a truncated or foreign file: onnxruntime raises its own exception types
-        raise ModelUnavailable(f"cannot load {path}: {exc}") from exc
+        raise ModelUnavailable(f"cannot load {path}{f' with {weights.name}' if weights else ''}: {exc}") from exc
+    # onnxruntime reads the replacing values from their buffers; they live as long as the session.
+    _replacements[id(session)] = replaced
+    return session
+
+
+_replacements: dict[int, list[object]] = {}
+
+
+def _replacing_initializers(options: onnxruntime.SessionOptions, weights: Path, graph: Path) -> list[object]:
+    """Hand ``weights``' arrays to the session in place of the graph's initializers of the same
+    names. onnxruntime checks neither the names nor the shapes (an unknown name is ignored, a wrong
+    shape broadcasts), so the file names the graph it was made for by its SHA-256
+    (``__base_sha256__``) and loads over that graph only."""
+    import numpy as np
+    import onnxruntime
+
+    try:
+        with np.load(weights, allow_pickle=False) as data:
+            made_for = str(data[BASE_DIGEST_KEY].item()) if BASE_DIGEST_KEY in data.files else ""
+            arrays = {name: np.ascontiguousarray(data[name]) for name in data.files if name != BASE_DIGEST_KEY}
+    except (OSError, ValueError) as exc:
+        raise ModelUnavailable(f"cannot read model weights {weights}: {exc}") from exc
+    if made_for != file_sha256(graph):
+        raise ModelUnavailable(
+            f"{weights.name} was made for another model file than {graph} "
+            f"(expected SHA-256 {made_for or 'missing'}); {_INSTALL_HINT}"
+        )
+    values: list[object] = []
+    for name, array in arrays.items():
+        value = onnxruntime.OrtValue.ortvalue_from_numpy(array)
+        options.add_initializer(name, value)
+        values.extend((array, value))
+    return values
+
+
+BASE_DIGEST_KEY = "__base_sha256__"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def load_tokenizer(path: Path) -> tokenizers.Tokenizer:

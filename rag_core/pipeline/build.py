@@ -8,6 +8,7 @@ from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder,
 from rag_core.generation import Generator, build_generator
 from rag_core.index import VectorIndex, open_index
 from rag_core.models import CrossEncoder
+from rag_core.models.cross import reader_files
 from rag_core.pipeline.base import Stage
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.explain import AbstentionExplainer
@@ -105,13 +106,23 @@ def build_pipeline(
 
     # A model reads the context (English) and decides answerability; READER=none keeps word-overlap picking.
     reading = settings.reader == "cross-encoder"
+    reader_model = (
+        CrossEncoder.shared(
+            settings.local_model_threads,
+            max_length=128,
+            workers=settings.model_workers,
+            files=reader_files(settings.reader_weights),
+        )
+        if reading
+        else None
+    )
     unknown_word_cutoff = settings.unknown_word_cutoff_for(embedder.model_name)
     topic_after_reading = reading and settings.topic_gate == "read"
     reading_stages: list[Stage] = (
         [
             ReadStage(
                 SpanReader(
-                    CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
+                    reader_model,
                     keep=settings.reader_keep,
                     situation=settings.reader_situation_words,
                     model=LateInteractionPrefilter(late) if late is not None else None,
@@ -125,25 +136,25 @@ def build_pipeline(
                 range_rows=settings.range_rows,
                 lone_items=settings.lone_list_items,
             ),
-            AnswerabilityGate(settings.reader_min_score),
+            AnswerabilityGate(settings.reader_gate),
         ]
-        if reading
+        if reader_model is not None
         else []
     )
-    if topic_after_reading:
+    if topic_after_reading and reader_model is not None:
         reading_stages.append(
             TopicGate(
-                CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
+                reader_model,
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
                 strong_reading=settings.topic_strong_reading,
                 rise_allowance_from=settings.topic_rise_allowance_from,
             )
         )
-    if reading and settings.key_word_ablation:
+    if reader_model is not None and settings.key_word_ablation:
         reading_stages.append(
             KeyWordGate(
-                CrossEncoder.shared(settings.local_model_threads, max_length=128, workers=settings.model_workers),
+                reader_model,
                 corpus,
                 settings.key_word_ablation_margin,
                 skip_named=settings.key_word_skip_named,
@@ -153,7 +164,7 @@ def build_pipeline(
     if reading and settings.answer_type_gate:
         reading_stages.append(
             AnswerTypeGate(
-                settings.reader_min_score,
+                settings.reader_gate,
                 same_document=settings.quantity_same_document,
                 tie=settings.answer_tie_margin,
             )

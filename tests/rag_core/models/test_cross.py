@@ -32,3 +32,27 @@ def test_max_length_bounds_the_passage(cross: CrossEncoder) -> None:
     assert short.score(QUESTION, [text])[0] > 0.5
     with pytest.raises(ValueError):
         CrossEncoder(max_length=4)
+
+
+def test_the_benefits_reader_runs_its_fine_tune_in_the_bundled_graph(cross: CrossEncoder) -> None:
+    """The shipped reader weights load over the bundled ms-marco graph (rag_core/models/data), read
+    differently from it, and still put the answering sentence first."""
+    from rag_core.models.cross import BENEFITS_READER, reader_files
+
+    files = reader_files("benefits")
+    assert files is not None and files.weights is not None and files.weights.is_file()
+    reader = CrossEncoder(files)
+    assert BENEFITS_READER in reader.model_name and cross.model_name == "ms-marco-MiniLM-L-12-v2"
+    passages = [UNRELATED, *SENTENCES, ANSWER]
+    logits = reader.logits(QUESTION, passages)
+    assert max(range(len(logits)), key=logits.__getitem__) == len(passages) - 1
+    assert logits != cross.logits(QUESTION, passages)
+    assert CrossEncoder.shared(files=files) is CrossEncoder.shared(files=files) is not CrossEncoder.shared()
+
+
+def test_reader_weights_are_named() -> None:
+    from rag_core.models.cross import reader_files
+
+    assert reader_files("ms-marco") is None
+    with pytest.raises(ValueError, match="unknown reader weights"):
+        reader_files("bert-base")

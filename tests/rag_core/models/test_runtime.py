@@ -96,3 +96,56 @@ def test_pool_needs_a_worker() -> None:
 def test_default_threads_share_the_cores_among_the_workers() -> None:
     assert runtime.default_threads(64) == 1
     assert runtime.default_threads(1) >= runtime.default_threads(2) >= 1
+
+
+def _weights(path: Path, digest: str | None, **arrays: object) -> Path:
+    import numpy as np
+
+    if digest is not None:
+        arrays[runtime.BASE_DIGEST_KEY] = np.array(digest)
+    np.savez(path, **arrays)  # type: ignore[arg-type]
+    return path
+
+
+def _read_logit(weights: Path | None) -> float:
+    import numpy as np
+
+    files = runtime.bundled_model("ms-marco-MiniLM-L-12-v2", "reranker_en")
+    session = runtime._new_session(files.onnx, 1, weights)
+    ids = np.asarray([[101, 2129, 2116, 2420, 102, 2420, 102]])
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    return float(session.run(None, feeds)[0][0][0])
+
+
+@pytest.mark.integration
+def test_weights_replace_the_graphs_initializers_of_the_same_names(tmp_path: Path) -> None:
+    """A fine-tune ships as the initializers it changed; loaded over the bundled graph they are the
+    ones that run (a head bias 5 higher reads every pair 5 logits higher). The mutation "weights
+    ignored" reads the bundled logit."""
+    import numpy as np
+
+    files = runtime.bundled_model("ms-marco-MiniLM-L-12-v2", "reranker_en")
+    digest = runtime.file_sha256(files.onnx)
+    low = _read_logit(_weights(tmp_path / "low.npz", digest, **{"classifier.bias": np.array([0.0], np.float32)}))
+    high = _read_logit(_weights(tmp_path / "high.npz", digest, **{"classifier.bias": np.array([5.0], np.float32)}))
+    assert high - low == pytest.approx(5.0, abs=1e-4)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("digest", [None, "0" * 64])
+def test_weights_made_for_another_graph_do_not_load(tmp_path: Path, digest: str | None) -> None:
+    """onnxruntime itself ignores an unknown name and broadcasts a wrong shape, so weights that do
+    not name the bundled graph's SHA-256 are refused rather than run."""
+    import numpy as np
+
+    weights = _weights(tmp_path / "other.npz", digest, **{"classifier.bias": np.array([5.0], np.float32)})
+    with pytest.raises(ModelUnavailable, match="made for another model file"):
+        _read_logit(weights)
+
+
+@pytest.mark.integration
+def test_unreadable_weights_are_a_model_unavailable_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(ModelUnavailable, match="cannot read model weights"):
+        _read_logit(broken)
