@@ -4,7 +4,7 @@ graph it was made for. Its logits are put on ms-marco's scale first: the mean an
 new logits over a sample of the training pairs are matched to the bundled reader's (an affine map
 folded into the head), so the gates' margins in logits keep their order of magnitude.
 
-    python export.py --model MODEL_DIR --out rag_core/models/data/benefits-reader-v1.npz P.pkl...
+    python export.py --model MODEL_DIR --out rag_core/models/data/benefits-reader-v2.npz P.pkl...
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 computed by the bundled int8 graph itself (so training starts from exactly what inference feeds
 those layers), and the bundled reader's logit.
 
-    python extract.py --first 10 --out P.pkl READINGS.jsonl...
+    python extract.py --first 8 --out P.pkl READINGS.jsonl...
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pairs import build
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--first", type=int, default=10, help="the first layer to train (0-11)")
+    parser.add_argument("--first", type=int, default=8, help="the first layer to train (0-11)")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("readings", type=Path, nargs="+")
     args = parser.parse_args()
