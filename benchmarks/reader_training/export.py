@@ -18,7 +18,8 @@ import numpy as np
 from common import BUNDLED, pair_ids
 from float_model import quantize, weight_sources
 
-from rag_core.models.runtime import BASE_DIGEST_KEY, file_sha256
+from rag_core.digest import file_sha256
+from rag_core.models.runtime import BASE_DIGEST_KEY
 
 
 def changed_initializers(

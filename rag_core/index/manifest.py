@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rag_core.errors import IndexModelMismatch
@@ -22,14 +21,6 @@ SCHEMA = 1
 # 2: invisible text dropped, instruction-like sentences quarantined; 3: markdown emphasis, links and
 # images as plain text (rag_core/markdown.py).
 EXTRACTION_VERSION = "3"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def screen_fingerprint(link_hosts: list[str] | tuple[str, ...]) -> str:

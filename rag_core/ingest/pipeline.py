@@ -20,13 +20,13 @@ from typing import Any
 from tqdm import tqdm
 
 from rag_core.catalog import load_catalog
+from rag_core.digest import file_sha256
 from rag_core.embeddings import EmbeddingProvider, TokenEncoder, build_embedder, build_late_encoder
 from rag_core.errors import BenefitsBotError
 from rag_core.index.base import IndexPoint, VectorIndex, as_datetime, point_id_for, token_vectors
 from rag_core.index.manifest import (
     DocumentRecord,
     Manifest,
-    file_sha256,
     load_manifest,
     meta_hash,
     screen_fingerprint,

@@ -16,7 +16,6 @@ it, so the numbers are the same as one after the other.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import threading
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from rag_core.digest import file_sha256
 from rag_core.errors import ModelUnavailable
 
 if TYPE_CHECKING:  # both imports cost ~100 ms; they happen on the first model load only
@@ -207,14 +207,6 @@ def _replacing_initializers(options: onnxruntime.SessionOptions, weights: Path, 
 
 
 BASE_DIGEST_KEY = "__base_sha256__"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def load_tokenizer(path: Path) -> tokenizers.Tokenizer:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rag_core.digest import file_sha256
 from rag_core.errors import ModelUnavailable
 from rag_core.models import runtime
 
@@ -125,7 +126,7 @@ def test_weights_replace_the_graphs_initializers_of_the_same_names(tmp_path: Pat
     import numpy as np
 
     files = runtime.bundled_model("ms-marco-MiniLM-L-12-v2", "reranker_en")
-    digest = runtime.file_sha256(files.onnx)
+    digest = file_sha256(files.onnx)
     low = _read_logit(_weights(tmp_path / "low.npz", digest, **{"classifier.bias": np.array([0.0], np.float32)}))
     high = _read_logit(_weights(tmp_path / "high.npz", digest, **{"classifier.bias": np.array([5.0], np.float32)}))
     assert high - low == pytest.approx(5.0, abs=1e-4)
