@@ -31,7 +31,7 @@ async def collect(data_dir: Path, out: Path, sets: list[Path]) -> None:
     with out.open("w", encoding="utf-8") as sink:
         for path in sets:
             for row in load_gold(path):
-                answer, state = await pipeline.answer_traced(row.question, token_for(settings, row), as_of=row.as_of)
+                _, state = await pipeline.answer_traced(row.question, token_for(settings, row), as_of=row.as_of)
                 if not state.context:
                     continue
                 must = [squeezed(m) for m in row.must_include]

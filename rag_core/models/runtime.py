@@ -171,12 +171,9 @@ def _new_session(path: Path, threads: int, weights: Path | None = None) -> onnxr
         session = onnxruntime.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # a truncated or foreign file: onnxruntime raises its own exception types
         raise ModelUnavailable(f"cannot load {path}{f' with {weights.name}' if weights else ''}: {exc}") from exc
-    # onnxruntime reads the replacing values from their buffers; they live as long as the session.
-    _replacements[id(session)] = replaced
+    # onnxruntime reads the replacing values from their buffers: they live exactly as long as the session.
+    setattr(session, "_replaced_initializers", replaced)  # noqa: B010 (an attribute the stubs do not declare)
     return session
-
-
-_replacements: dict[int, list[object]] = {}
 
 
 def _replacing_initializers(options: onnxruntime.SessionOptions, weights: Path, graph: Path) -> list[object]:
