@@ -172,7 +172,7 @@ def _new_session(path: Path, threads: int, weights: Path | None = None) -> onnxr
     except Exception as exc:  # a truncated or foreign file: onnxruntime raises its own exception types
         raise ModelUnavailable(f"cannot load {path}{f' with {weights.name}' if weights else ''}: {exc}") from exc
     # onnxruntime reads the replacing values from their buffers: they live exactly as long as the session.
-    setattr(session, "_replaced_initializers", replaced)  # an attribute the stubs do not declare
+    session._replaced_initializers = replaced
     return session
 
 
