@@ -6,6 +6,7 @@ one settings object; ``rag_core`` itself never reads platform variables.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -39,11 +40,6 @@ DEFAULT_UNKNOWN_WORD_CUTOFFS: dict[str, float] = {
 # bge-small + ColBERT retrieval (tuned on corpus/gold.jsonl + corpus/chat-dev.jsonl; it was -1.25 on
 # the earlier MiniLM retrieval; benchmarks/README.md "Reading models"). Re-run it when retrieval changes.
 DEFAULT_READER_MIN_SCORE = 2.75
-# The answerability gate of each reader's weights, in logits (the benefits reader's are put on
-# ms-marco's scale at export, so the other gates' margins keep their meaning). benefits: chosen on the
-# 20 latest held-out sets with a reader trained without them (0.5 and 2.0 run; benchmarks/README.md
-# "Reading, session 16"); ms-marco: calibrated in session 3.
-READER_MIN_SCORES = {"ms-marco": DEFAULT_READER_MIN_SCORE, "benefits": 2.0}
 
 # The topic gate after the reader: any rise when the undocumented word is taken out means the word is
 # what the documents fail to match ("pet insurance" -> "insurance": +3.8); a situation word leaves the
@@ -68,6 +64,33 @@ DEFAULT_TOPIC_STRONG_READING = 7.0
 # sentence. Tuned on those 64 sets; on four sets written after it no row reached it
 # (benchmarks/README.md "Reading, session 11").
 DEFAULT_TOPIC_RISE_ALLOWANCE_FROM = 5.0
+
+
+ReaderWeights = Literal["benefits", "ms-marco"]
+
+
+@dataclass(frozen=True)
+class ReaderCalibration:
+    """The gates' bars in one reader's logits: each set of weights reads on its own scale."""
+
+    min_score: float  # the answerability gate (AnswerabilityGate, AnswerTypeGate)
+    strong_reading: float  # the topic gate passes a best-read sentence at or above this
+    rise_allowance_from: float  # ...and lets one above this rise by its excess
+
+
+# ms-marco: the values above, tuned on its readings. benefits (its logits are put on ms-marco's scale at
+# export, but short of it: the $7,500 "joint return" sentence reads 8.4 with ms-marco, 6.9 with it): its
+# gate chosen on the 20 latest held-out sets with a reader of its form trained without them (0.5 and 2.0
+# run; benchmarks/README.md "Reading, session 16"); its topic bars there too, with that reader (strong /
+# rise 7.0/5.0, 6.0/4.0, 5.5/4.0, 5.0/3.0 run: 6.0/4.0 answered two more chat rows and no near miss,
+# 5.5/4.0 one near miss more, 5.0/3.0 two; "Reading, session 17"). The key-word margin stays 2.75:
+# 2.0 stopped one right answer more there and no near miss.
+READER_CALIBRATIONS: dict[ReaderWeights, ReaderCalibration] = {
+    "ms-marco": ReaderCalibration(
+        DEFAULT_READER_MIN_SCORE, DEFAULT_TOPIC_STRONG_READING, DEFAULT_TOPIC_RISE_ALLOWANCE_FROM
+    ),
+    "benefits": ReaderCalibration(min_score=2.0, strong_reading=6.0, rise_allowance_from=4.0),
+}
 
 # The key-word gate after the reader: abstain when the best read sentence rises by more than this many
 # logits once the question's 2 most specific documented words are taken out (the sentence fits the
@@ -155,8 +178,8 @@ class CoreSettings(BaseSettings):
     # The reader's weights: "benefits", ms-marco with its top layers fine-tuned on benefits questions
     # (rag_core.models.cross.BENEFITS_READER), or "ms-marco", the bundled model as published. The
     # gates that read a question again read with the same model.
-    reader_weights: Literal["benefits", "ms-marco"] = Field(default="ms-marco", alias="READER_WEIGHTS")
-    # None: the gate of the reader's weights (READER_MIN_SCORES); read it through ``reader_gate``.
+    reader_weights: ReaderWeights = Field(default="ms-marco", alias="READER_WEIGHTS")
+    # None: the gate of the reader's weights (READER_CALIBRATIONS); read it through ``reader_gate``.
     reader_min_score: float | None = Field(default=None, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
     # Up to two more quoted sentences when they read within this many logits of the best (negative: never).
@@ -182,11 +205,10 @@ class CoreSettings(BaseSettings):
     topic_gate: Literal["read", "words"] = Field(default="read", alias="TOPIC_GATE")
     topic_ablation_margin: float = Field(default=DEFAULT_TOPIC_ABLATION_MARGIN, alias="TOPIC_ABLATION_MARGIN")
     # A best-read sentence at or above this logit passes the topic gate without the ablation (inf: never).
-    topic_strong_reading: float = Field(default=DEFAULT_TOPIC_STRONG_READING, alias="TOPIC_STRONG_READING")
+    # None: the bar of the reader's weights (READER_CALIBRATIONS); read both through ``reader_calibration``.
+    topic_strong_reading: float | None = Field(default=None, alias="TOPIC_STRONG_READING")
     # Below that, a best-read sentence above this logit may rise by its excess over it (inf: never).
-    topic_rise_allowance_from: float = Field(
-        default=DEFAULT_TOPIC_RISE_ALLOWANCE_FROM, alias="TOPIC_RISE_ALLOWANCE_FROM"
-    )
+    topic_rise_allowance_from: float | None = Field(default=None, alias="TOPIC_RISE_ALLOWANCE_FROM")
     # With the reader on: abstain when the answer does not depend on the question's most specific
     # documented words (rag_core.pipeline.read.KeyWordGate). Off in sessions 5-14 (it stopped about as
     # many right answers as bad ones); on since session 15, when it learnt to stay out where a sentence
@@ -255,11 +277,21 @@ class CoreSettings(BaseSettings):
         return DEFAULT_CUTOFFS.get(model_name, 0.5)
 
     @property
+    def reader_calibration(self) -> ReaderCalibration:
+        """The gates' bars for the reader's weights, each overridden by its setting when one is set."""
+        own = READER_CALIBRATIONS[self.reader_weights]
+        return ReaderCalibration(
+            min_score=own.min_score if self.reader_min_score is None else self.reader_min_score,
+            strong_reading=own.strong_reading if self.topic_strong_reading is None else self.topic_strong_reading,
+            rise_allowance_from=(
+                own.rise_allowance_from if self.topic_rise_allowance_from is None else self.topic_rise_allowance_from
+            ),
+        )
+
+    @property
     def reader_gate(self) -> float:
         """The reader's answerability gate: READER_MIN_SCORE, else the one of its weights."""
-        if self.reader_min_score is not None:
-            return self.reader_min_score
-        return READER_MIN_SCORES[self.reader_weights]
+        return self.reader_calibration.min_score
 
     def unknown_word_cutoff_for(self, model_name: str) -> float | None:
         """How strong a match lets a question with an undocumented word through; None: never."""

@@ -147,8 +147,8 @@ def build_pipeline(
                 reader_model,
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
-                strong_reading=settings.topic_strong_reading,
-                rise_allowance_from=settings.topic_rise_allowance_from,
+                strong_reading=settings.reader_calibration.strong_reading,
+                rise_allowance_from=settings.reader_calibration.rise_allowance_from,
             )
         )
     if reader_model is not None and settings.key_word_ablation:

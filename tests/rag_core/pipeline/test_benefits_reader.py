@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag_core.settings import ReaderCalibration
 from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
@@ -40,3 +41,36 @@ async def test_each_reader_has_its_own_gate(real: RealCorpus) -> None:
     assert real.settings(READER_WEIGHTS="benefits").reader_gate == 2.0
     assert real.settings().reader_gate == 2.75
     assert real.settings(READER_WEIGHTS="benefits", READER_MIN_SCORE=3.5).reader_gate == 3.5
+
+
+async def test_each_reader_has_its_own_topic_bars(real: RealCorpus) -> None:
+    assert real.settings(READER_WEIGHTS="benefits").reader_calibration == ReaderCalibration(2.0, 6.0, 4.0)
+    assert real.settings().reader_calibration == ReaderCalibration(2.75, 7.0, 5.0)
+    tuned = real.settings(READER_WEIGHTS="benefits", TOPIC_STRONG_READING=9.0, READER_MIN_SCORE=1.0)
+    assert tuned.reader_calibration == ReaderCalibration(1.0, 9.0, 4.0)  # each setting overrides its bar
+
+
+# "joint" occurs in no Fabrikam document; the benefits reader reads the $7,500 sentence 6.9, under
+# ms-marco's strong-reading bar (7.0) and over its own (6.0).
+JOINT = "What is the 2026 limit for the Dependent Care FSA for a married couple filing a joint tax return?"
+
+
+async def test_the_benefits_reader_passes_a_strong_reading_on_its_own_scale(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(JOINT), READER_WEIGHTS="benefits")
+    assert not answer.abstained and "$7,500 per household" in answer.answer
+    # The mutation "ms-marco's bars for every reader" stops it at the topic gate.
+    state = await real.run_until(
+        "topic", employee_row(JOINT), READER_WEIGHTS="benefits", TOPIC_STRONG_READING=7.0, TOPIC_RISE_ALLOWANCE_FROM=5.0
+    )
+    assert state.decided_by == "topic"
+
+
+# Why the benefits reader is not the default: trained on the sets' long formal and chat questions, it
+# reads a terse one under its gate. The $1,250 row is its best-read sentence, at 1.8 (ms-marco: 5.8).
+TERSE = "What's the PPO deductible?"
+
+
+async def test_the_benefits_reader_leaves_a_terse_question_ms_marco_reads(real: RealCorpus) -> None:
+    assert (await real.answer(employee_row(TERSE), READER_WEIGHTS="benefits")).abstained
+    answer = await real.answer(employee_row(TERSE))
+    assert not answer.abstained and "$1,250" in answer.answer
