@@ -1,8 +1,11 @@
-"""Step 4 (training venv): fine-tune the top layers, pooler and head on the cached hidden states,
+r"""Step 4 (training venv): fine-tune the top layers, pooler and head on the cached hidden states,
 binary cross-entropy on answering (1) / not answering (0) pairs; AdamW, linear warm-up and decay,
 batches of 32 of similar length. The lower layers and embeddings stay the bundled model's.
 
-    python train.py --out MODEL_DIR --epochs 1 --lr 5e-5 P.pkl...
+    python train.py --out MODEL_DIR --epochs 1 --lr 5e-5 [--exclude REGEX] P.pkl...
+
+``--exclude`` leaves out the pairs of the rows whose "set/id" matches, for a reader held out from
+those sets (the later-sets design in benchmarks/README.md: '^(holdout-chat-4\d|contoso_holdout_(3[5-9]|4[0-4]))/').
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import argparse
 import math
 import pickle
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +46,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--exclude", type=re.compile, default=None, help="leave out rows whose set/id matches")
     parser.add_argument("pairs", type=Path, nargs="+")
     args = parser.parse_args()
 
@@ -55,7 +60,10 @@ def main() -> None:
     first = loaded[0]["first"]
     if any(part["first"] != first for part in loaded):
         raise SystemExit("every pairs file must start at the same layer")
-    train = [pair for part in loaded for pair in part["data"]]
+    train = [
+        pair for part in loaded for pair in part["data"] if args.exclude is None or not args.exclude.match(pair["row"])
+    ]
+    print(f"{len(train)} training pairs", flush=True)
     model = float_model()
     layers = model.bert.encoder.layer[first:]
     params = [p for layer in layers for p in layer.parameters()]
