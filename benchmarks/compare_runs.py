@@ -22,7 +22,11 @@ REPO = Path(__file__).resolve().parents[1]
 def gold_rows(contoso_answers: Path) -> dict[str, dict[str, Any]]:
     """Every row of the repo's sets by id, with Contoso's answer labels merged in."""
     rows: dict[str, dict[str, Any]] = {}
-    sets = [*sorted((REPO / "corpus").glob("*.jsonl")), *sorted((REPO / "benchmarks").glob("contoso_holdout*.jsonl"))]
+    sets = [
+        *sorted((REPO / "corpus").glob("*.jsonl")),
+        *sorted((REPO / "benchmarks").glob("contoso_holdout*.jsonl")),
+        *sorted((REPO / "benchmarks").glob("contoso_terse*.jsonl")),
+    ]
     for path in sets:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)

@@ -3,13 +3,15 @@
 # code, one `benefitsbot eval … --json --details` each; extra env passes through to the core's settings.
 # D: data dirs ingested with the default (`benefitsbot ingest corpus --data-dir $D/bb`, and the
 # Contoso docs into $D/contoso); C: the Contoso benchmark (never copied into the repo).
-# FABRIKAM_LAST / CONTOSO_LAST: the last held-out set of each corpus to run (a session's set list).
+# FABRIKAM_LAST / CONTOSO_LAST: the last held-out set of each corpus to run (a session's set list);
+# TERSE_LAST: the last terse set of each corpus (two-to-eight-word questions; benchmarks/README.md "Reading, session 17").
 export HF_HUB_OFFLINE=1 BENEFITSBOT_TODAY=2026-11-30
 B="env PYTHONPATH=$PWD /work/main/.venv/bin/python -m bot.cli"
 O=$1; mkdir -p $O
 D=${D:-/tmp/final4}
 C=${C:-/work/shared/benchmarks/contoso}
-for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABRIKAM_LAST:-51}"); do
+for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABRIKAM_LAST:-51}") \
+  $(seq -f "terse-%g" 1 "${TERSE_LAST:-2}"); do
   $B eval corpus/$f.jsonl --data-dir $D/bb --json --no-progress --details $O/$f.details > $O/$f.json 2>$O/$f.err
 done
 $B eval $C/ground_truth.jsonl --data-dir $D/contoso --labels benchmarks/contoso_answers.jsonl --json --no-progress \
@@ -17,5 +19,9 @@ $B eval $C/ground_truth.jsonl --data-dir $D/contoso --labels benchmarks/contoso_
 for n in "" $(seq -f "_%g" 2 "${CONTOSO_LAST:-46}"); do
   m=contoso-holdout${n//_/-}
   $B eval benchmarks/contoso_holdout$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
+done
+for n in $(seq 1 "${TERSE_LAST:-2}"); do
+  $B eval benchmarks/contoso_terse_$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/contoso-terse-$n.details \
+    > $O/contoso-terse-$n.json 2>$O/contoso-terse-$n.err
 done
 touch $O/DONE

@@ -65,8 +65,9 @@ async def test_the_benefits_reader_passes_a_strong_reading_on_its_own_scale(real
     assert state.decided_by == "topic"
 
 
-# Why the benefits reader is not the default: trained on the sets' long formal and chat questions, it
-# reads a terse one under its gate. The $1,250 row is its best-read sentence, at 1.8 (ms-marco: 5.8).
+# One reason the benefits reader is not the default (benchmarks/README.md "Reading, session 17"): it
+# reads this one under its gate, though the $1,250 row is its best-read sentence (1.8; ms-marco 5.8).
+# Not terse questions in general: on the terse sets it answers more than ms-marco.
 TERSE = "What's the PPO deductible?"
 
 
