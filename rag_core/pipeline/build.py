@@ -142,13 +142,14 @@ def build_pipeline(
         else []
     )
     if topic_after_reading and reader_model is not None:
+        bars = settings.reader_calibration
         reading_stages.append(
             TopicGate(
                 reader_model,
                 settings.topic_ablation_margin,
                 unknown_word_cutoff,
-                strong_reading=settings.reader_calibration.strong_reading,
-                rise_allowance_from=settings.reader_calibration.rise_allowance_from,
+                strong_reading=bars.strong_reading,
+                rise_allowance_from=bars.rise_allowance_from,
             )
         )
     if reader_model is not None and settings.key_word_ablation:

@@ -68,10 +68,10 @@ async def test_the_benefits_reader_passes_a_strong_reading_on_its_own_scale(real
 # One reason the benefits reader is not the default (benchmarks/README.md "Reading, session 17"): it
 # reads this one under its gate, though the $1,250 row is its best-read sentence (1.8; ms-marco 5.8).
 # Not terse questions in general: on the terse sets it answers more than ms-marco.
-TERSE = "What's the PPO deductible?"
+PPO_DEDUCTIBLE = "What's the PPO deductible?"
 
 
-async def test_the_benefits_reader_leaves_a_terse_question_ms_marco_reads(real: RealCorpus) -> None:
-    assert (await real.answer(employee_row(TERSE), READER_WEIGHTS="benefits")).abstained
-    answer = await real.answer(employee_row(TERSE))
+async def test_the_benefits_reader_leaves_a_question_ms_marco_reads(real: RealCorpus) -> None:
+    assert (await real.answer(employee_row(PPO_DEDUCTIBLE), READER_WEIGHTS="benefits")).abstained
+    answer = await real.answer(employee_row(PPO_DEDUCTIBLE))
     assert not answer.abstained and "$1,250" in answer.answer
