@@ -179,7 +179,7 @@ class CoreSettings(BaseSettings):
     # (rag_core.models.cross.BENEFITS_READER), or "ms-marco", the bundled model as published. The
     # gates that read a question again read with the same model.
     reader_weights: ReaderWeights = Field(default="ms-marco", alias="READER_WEIGHTS")
-    # None: the gate of the reader's weights (READER_CALIBRATIONS); read it through ``reader_gate``.
+    # None: the gate of the reader's weights (READER_CALIBRATIONS); read it through ``reader_calibration``.
     reader_min_score: float | None = Field(default=None, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
     # Up to two more quoted sentences when they read within this many logits of the best (negative: never).
@@ -287,11 +287,6 @@ class CoreSettings(BaseSettings):
                 own.rise_allowance_from if self.topic_rise_allowance_from is None else self.topic_rise_allowance_from
             ),
         )
-
-    @property
-    def reader_gate(self) -> float:
-        """The reader's answerability gate: READER_MIN_SCORE, else the one of its weights."""
-        return self.reader_calibration.min_score
 
     def unknown_word_cutoff_for(self, model_name: str) -> float | None:
         """How strong a match lets a question with an undocumented word through; None: never."""

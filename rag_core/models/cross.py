@@ -29,7 +29,7 @@ from rag_core.models.runtime import (
 
 MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
 # ms-marco with its top four layers, pooler and head fine-tuned to read benefits questions against
-# the sentences of benefits documents (``benchmarks/train_reader.py``; benchmarks/README.md
+# the sentences of benefits documents (``benchmarks/reader_training/``; benchmarks/README.md
 # "Reading, session 16"). Shipped as the changed layers only, run in the bundled graph.
 BENEFITS_READER = "benefits-reader-v2"
 BENEFITS_READER_WEIGHTS = Path(__file__).with_name("data") / f"{BENEFITS_READER}.npz"

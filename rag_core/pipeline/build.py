@@ -116,6 +116,7 @@ def build_pipeline(
         if reading
         else None
     )
+    bars = settings.reader_calibration  # the gates' bars, in the logits of the reader's weights
     unknown_word_cutoff = settings.unknown_word_cutoff_for(embedder.model_name)
     topic_after_reading = reading and settings.topic_gate == "read"
     reading_stages: list[Stage] = (
@@ -136,13 +137,12 @@ def build_pipeline(
                 range_rows=settings.range_rows,
                 lone_items=settings.lone_list_items,
             ),
-            AnswerabilityGate(settings.reader_gate),
+            AnswerabilityGate(bars.min_score),
         ]
         if reader_model is not None
         else []
     )
     if topic_after_reading and reader_model is not None:
-        bars = settings.reader_calibration
         reading_stages.append(
             TopicGate(
                 reader_model,
@@ -165,7 +165,7 @@ def build_pipeline(
     if reading and settings.answer_type_gate:
         reading_stages.append(
             AnswerTypeGate(
-                settings.reader_gate,
+                bars.min_score,
                 same_document=settings.quantity_same_document,
                 tie=settings.answer_tie_margin,
             )

@@ -38,9 +38,9 @@ async def test_the_benefits_reader_still_refuses_what_the_documents_do_not_say(r
 
 
 async def test_each_reader_has_its_own_gate(real: RealCorpus) -> None:
-    assert real.settings(READER_WEIGHTS="benefits").reader_gate == 2.0
-    assert real.settings().reader_gate == 2.75
-    assert real.settings(READER_WEIGHTS="benefits", READER_MIN_SCORE=3.5).reader_gate == 3.5
+    assert real.settings(READER_WEIGHTS="benefits").reader_calibration.min_score == 2.0
+    assert real.settings().reader_calibration.min_score == 2.75
+    assert real.settings(READER_WEIGHTS="benefits", READER_MIN_SCORE=3.5).reader_calibration.min_score == 3.5
 
 
 async def test_each_reader_has_its_own_topic_bars(real: RealCorpus) -> None:
