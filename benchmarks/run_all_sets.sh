@@ -5,6 +5,7 @@
 # Contoso docs into $D/contoso); C: the Contoso benchmark (never copied into the repo).
 # FABRIKAM_LAST / CONTOSO_LAST: the last held-out set of each corpus to run (a session's set list);
 # TERSE_LAST: the last terse set of each corpus (two-to-eight-word questions; benchmarks/README.md "Reading, session 17").
+# $D/tailspin: the third corpus (benchmarks/tailspin/README.md), ingested with its trusted link hosts.
 export HF_HUB_OFFLINE=1 BENEFITSBOT_TODAY=2026-11-30
 B="env PYTHONPATH=$PWD /work/main/.venv/bin/python -m bot.cli"
 O=$1; mkdir -p $O
@@ -23,5 +24,9 @@ done
 for n in $(seq 1 "${TERSE_LAST:-2}"); do
   $B eval benchmarks/contoso_terse_$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/contoso-terse-$n.details \
     > $O/contoso-terse-$n.json 2>$O/contoso-terse-$n.err
+done
+for f in benchmarks/tailspin/tailspin-*.jsonl; do m=$(basename $f .jsonl)
+  TRUSTED_LINK_HOSTS=$(cat benchmarks/tailspin/trusted-link-hosts.txt) $B eval $f --data-dir $D/tailspin --json --no-progress \
+    --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
 touch $O/DONE

@@ -20,6 +20,8 @@ Usage::
 
     .venv/bin/python scripts/build_corpus.py            # build every source file
     .venv/bin/python scripts/build_corpus.py --check    # build to a temp dir and compare bytes
+    .venv/bin/python scripts/build_corpus.py --source benchmarks/tailspin/source \
+        --out benchmarks/tailspin/docs --org "Tailspin Toys, Inc."   # the third, unseen corpus
 """
 
 from __future__ import annotations
@@ -289,27 +291,27 @@ def column_widths(rows: list[list[str]]) -> list[float]:
 # --------------------------------------------------------------------------- pages
 
 
-def _decorate(title: str):
+def _decorate(title: str, org: str):
     def draw(canvas, doc) -> None:
         canvas.saveState()
         canvas.setFont("Helvetica", 8)
         canvas.setFillColor(colors.HexColor("#555555"))
         top = PAGE_H - 0.55 * inch
         canvas.drawString(MARGIN_X, top, title)
-        canvas.drawRightString(PAGE_W - MARGIN_X, top, ORG)
+        canvas.drawRightString(PAGE_W - MARGIN_X, top, org)
         canvas.setStrokeColor(colors.HexColor("#999999"))
         canvas.setLineWidth(0.5)
         canvas.line(MARGIN_X, top - 5, PAGE_W - MARGIN_X, top - 5)
         bottom = 0.5 * inch
         canvas.line(MARGIN_X, bottom + 12, PAGE_W - MARGIN_X, bottom + 12)
-        canvas.drawString(MARGIN_X, bottom, f"{ORG} Human Resources")
+        canvas.drawString(MARGIN_X, bottom, f"{org} Human Resources")
         canvas.drawRightString(PAGE_W - MARGIN_X, bottom, f"Page {doc.page}")
         canvas.restoreState()
 
     return draw
 
 
-def build_one(source: Path, out_dir: Path) -> tuple[Path, int]:
+def build_one(source: Path, out_dir: Path, org: str = ORG) -> tuple[Path, int]:
     parsed = parse(source.read_text(encoding="utf-8"))
     out = out_dir / f"{source.stem}.pdf"
     doc = SimpleDocTemplate(
@@ -320,22 +322,22 @@ def build_one(source: Path, out_dir: Path) -> tuple[Path, int]:
         topMargin=MARGIN_TOP,
         bottomMargin=MARGIN_BOTTOM,
         title=parsed.title,
-        author=f"{ORG} Human Resources",
+        author=f"{org} Human Resources",
         subject=parsed.title,
         creator="scripts/build_corpus.py",
         invariant=1,
     )
-    decorate = _decorate(parsed.title)
+    decorate = _decorate(parsed.title, org)
     doc.build(list(parsed.flowables), onFirstPage=decorate, onLaterPages=decorate)
     return out, doc.page
 
 
-def build_all(source_dir: Path, out_dir: Path) -> list[tuple[Path, int]]:
+def build_all(source_dir: Path, out_dir: Path, org: str = ORG) -> list[tuple[Path, int]]:
     out_dir.mkdir(parents=True, exist_ok=True)
     sources = sorted(source_dir.glob("*.md"))
     if not sources:
         raise SystemExit(f"no source files in {source_dir}")
-    return [build_one(src, out_dir) for src in sources]
+    return [build_one(src, out_dir, org) for src in sources]
 
 
 def _digest(path: Path) -> str:
@@ -346,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=SOURCE_DIR)
     parser.add_argument("--out", type=Path, default=OUT_DIR)
+    parser.add_argument("--org", default=ORG, help="the company named in every page's header and footer")
     parser.add_argument(
         "--check", action="store_true", help="build into a temporary folder and verify it matches --out byte for byte"
     )
@@ -353,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
-            built = build_all(args.source, Path(tmp))
+            built = build_all(args.source, Path(tmp), args.org)
             stale = [
                 p.name for p, _ in built if not (args.out / p.name).exists() or _digest(p) != _digest(args.out / p.name)
             ]
@@ -363,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(built)} PDFs up to date")
         return 0
 
-    for path, pages in build_all(args.source, args.out):
+    for path, pages in build_all(args.source, args.out, args.org):
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {pages} pages")
     return 0
 

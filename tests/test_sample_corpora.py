@@ -1,0 +1,62 @@
+"""The committed sample corpora are what their sources build, and the Tailspin question set asks what
+its PDFs say: a source edit without a rebuild (or a rebuild that drifts) would silently change every
+benchmark figure measured on them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pdfplumber
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TAILSPIN = ROOT / "benchmarks" / "tailspin"
+
+
+def _builder() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("build_corpus", ROOT / "scripts" / "build_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("build_corpus", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("source", "out", "org"),
+    [
+        (ROOT / "corpus" / "source", ROOT / "corpus" / "docs", None),
+        (TAILSPIN / "source", TAILSPIN / "docs", "Tailspin Toys, Inc."),
+    ],
+    ids=["fabrikam", "tailspin"],
+)
+def test_the_committed_pdfs_are_what_their_sources_build(
+    source: Path, out: Path, org: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--check", "--source", str(source), "--out", str(out), *(["--org", org] if org else [])]
+    assert _builder().main(args) == 0, capsys.readouterr().err
+
+
+def test_every_tailspin_answer_is_on_its_cited_page() -> None:
+    squeeze = lambda text: re.sub(r"\s+", "", text).lower()  # noqa: E731
+    pages: dict[str, list[str]] = {}
+    for pdf in sorted((TAILSPIN / "docs").glob("*.pdf")):
+        with pdfplumber.open(pdf) as document:
+            pages[pdf.name] = [squeeze(page.extract_text() or "") for page in document.pages]
+    rows = [json.loads(line) for line in (TAILSPIN / "tailspin-1.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 80
+    for row in rows:
+        if row["expect"] == "abstain":
+            assert not row["sources"] and not row["must_include"], row["id"]
+            continue
+        cited = []
+        for source in row["sources"]:
+            name, _, page = source.partition("#page=")
+            cited.append(pages[name][int(page) - 1])
+        for fact in row["must_include"]:
+            assert any(squeeze(fact) in text for text in cited), (row["id"], fact)
