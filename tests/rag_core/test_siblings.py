@@ -44,3 +44,24 @@ def test_a_document_that_uses_the_named_word_stays() -> None:
     # A sibling that mentions the other plan by name is not ruled out by it.
     mentions = DocumentWords(STANDARD.title, {**STANDARD.vocabulary, "plus": 3})
     assert ruled_out("my health plus plan?", {"standard": mentions, "plus": PLUS}) == set()
+
+
+def test_the_company_name_most_titles_share_makes_no_documents_alike() -> None:
+    # A corpus without a catalog is titled by file name: "tailspin medical 2026", "tailspin time off
+    # 2026"... Sharing "tailspin" made every pair siblings, so "fell off" named the time-off policy
+    # and ruled out the medical guide (which never says "off"). Mutation: keep the company's word
+    # in the titles and the medical guide is ruled out again.
+    titles = ["medical", "time off", "perks", "retirement", "dental vision", "life disability eap"]
+    documents = {
+        title: DocumentWords(f"tailspin {title} 2026", {word: 5 for word in ["tailspin", *title.split()]})
+        for title in titles
+    }
+    question = "my kid fell off the trampoline last nite, if we end up in the ER on keystone whats the copay"
+    assert ruled_out(question, documents) == set()
+    # Look-alike titles still are siblings once the company's word is set aside.
+    plans = {
+        "standard": DocumentWords("Tailspin Standard Dental Plan", {"standard": 40}),
+        "premier": DocumentWords("Tailspin Premier Dental Plan", {"premier": 40}),
+        "eap": DocumentWords("Tailspin Employee Assistance Program", {"counseling": 9}),
+    }
+    assert ruled_out("what does the premier dental plan pay for crowns?", plans) == {"standard"}
