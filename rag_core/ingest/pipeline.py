@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -99,6 +100,16 @@ class IngestSummary:
             for doc, items in sorted(findings.items()):
                 for item in items:
                     lines.append(f"{label}: {doc} page {item['page']} ({item['reason']}): {_excerpt(item['text'])}")
+        hosts = Counter(host for items in self.quarantined.values() for item in items for host in item.get("hosts", []))
+        if hosts:
+            # Named, never offered as a value to paste: a planted phishing link lands in this list too.
+            named = ", ".join(
+                f"{host} ({count})" for host, count in sorted(hosts.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+            lines.append(
+                f"links outside the documents' own sites were quarantined, to {len(hosts)} host(s): {named}. "
+                "Trust a host only if it is one of your vendors (TRUSTED_LINK_HOSTS), then ingest again."
+            )
         return "\n".join(lines)
 
     def fail(self, file: str, document_id: str, reason: str) -> None:

@@ -86,9 +86,13 @@ class Quarantined:
     page: int
     reason: str
     text: str
+    hosts: tuple[str, ...] = ()  # for a link outside the document's organisation: the hosts it names
 
     def to_json(self) -> dict[str, Any]:
-        return {"page": self.page, "reason": self.reason, "text": self.text[:300]}
+        found: dict[str, Any] = {"page": self.page, "reason": self.reason, "text": self.text[:300]}
+        if self.hosts:
+            found["hosts"] = list(self.hosts)
+        return found
 
 
 def reader_view(text: str) -> str:
@@ -136,8 +140,13 @@ class Screen:
             self.found.append(Quarantined(page, flagged[0][1] or "", " ".join(parts)))
             return ""
         for sentence, reason in flagged:
-            self.found.append(Quarantined(page, reason or "", sentence))
+            self.found.append(Quarantined(page, reason or "", sentence, self._hosts(sentence, reason)))
         return " ".join(s for s, r in verdicts if not r)
+
+    def _hosts(self, sentence: str, reason: str | None) -> tuple[str, ...]:
+        if not reason or not reason.startswith(LINK_REASON):
+            return ()
+        return tuple(self.links.foreign_hosts(sentence, emails=False))
 
     def apply(self, extracted: Extracted) -> Extracted:
         """A copy of ``extracted`` holding policy text only; what was removed is in ``found``."""
@@ -148,7 +157,8 @@ class Screen:
             if heading and self.reason(heading):
                 if heading not in reported:
                     reported.add(heading)
-                    self.found.append(Quarantined(block.page, self.reason(heading) or "", heading))
+                    reason = self.reason(heading) or ""
+                    self.found.append(Quarantined(block.page, reason, heading, self._hosts(heading, reason)))
                 heading = ""
             text = self.clean(block.text, block.page)
             if text.strip():

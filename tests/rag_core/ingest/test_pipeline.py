@@ -446,6 +446,12 @@ async def test_ingest_screens_documents_and_reports_per_document(tmp_path: Path,
     rendered = summary.render()
     assert "quarantined (instruction-like): vendor-notice-2026 page 1 (overrides instructions)" in rendered
     assert "invisible text dropped: dental-hidden-2026 page 1" in rendered
+    # The hosts behind the link quarantines are named once, with how to trust a vendor's (never as a
+    # value to paste: this one is a phishing link). Mutation: without the hint line, this fails.
+    [link] = [item for item in summary.quarantined["vendor-notice-2026"] if item["reason"].startswith("links to")]
+    assert link["hosts"] == ["evil.example.net"]
+    assert "quarantined, to 1 host(s): evil.example.net (1). Trust a host only if it is one of your vendors" in rendered
+    assert "TRUSTED_LINK_HOSTS=" not in rendered
     assert summary.to_json()["quarantined"] == summary.quarantined  # `ingest --json`
 
     stored = " ".join(p["content"] for p in (await snapshot(index_dir)).values())
