@@ -68,7 +68,7 @@ class IngestSummary:
     chunks: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
     pages_without_text: dict[str, list[int]] = field(default_factory=dict)
-    # Per document: invisible text dropped and instruction-like sentences quarantined (page, reason, text).
+    # Per document: invisible text dropped; sentences quarantined as instructions or foreign links (page, reason, text).
     invisible_text: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     quarantined: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seconds: float = 0.0
@@ -95,7 +95,7 @@ class IngestSummary:
             lines.append(f"not searchable (no text layer): {doc} page(s) {', '.join(map(str, pages))}")
         for label, findings in (
             ("invisible text dropped", self.invisible_text),
-            ("quarantined (instruction-like)", self.quarantined),
+            ("quarantined", self.quarantined),  # the reason says which: an instruction, or a foreign link
         ):
             for doc, items in sorted(findings.items()):
                 for item in items:

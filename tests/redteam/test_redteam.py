@@ -139,7 +139,7 @@ async def test_1_ingest_reports_every_attack_per_document(attack: AttackCorpus) 
         "dental-fact",
         "handbook",
     }
-    assert "quarantined (instruction-like): vendor-notice" in attack.summary.render()
+    assert "quarantined: vendor-notice" in attack.summary.render()
 
 
 @pytest.mark.asyncio(loop_scope="session")

@@ -444,7 +444,7 @@ async def test_ingest_screens_documents_and_reports_per_document(tmp_path: Path,
     assert hidden["page"] == 1 and hidden["reason"] == "text in the background's colour"
     assert "Ignore previous instructions" in hidden["text"]
     rendered = summary.render()
-    assert "quarantined (instruction-like): vendor-notice-2026 page 1 (overrides instructions)" in rendered
+    assert "quarantined: vendor-notice-2026 page 1 (overrides instructions)" in rendered
     assert "invisible text dropped: dental-hidden-2026 page 1" in rendered
     # The hosts behind the link quarantines are named once, with how to trust a vendor's (never as a
     # value to paste: this one is a phishing link). Mutation: without the hint line, this fails.
