@@ -229,9 +229,23 @@ def _leads(lines: Sequence[str], headings: set[int]) -> dict[int, int]:
     return led
 
 
+# A sentence whose subject is a bare pronoun ("It is free, confidential… at 1-888-555-0119.") says
+# nothing of what it is about: "whats the EAP phone number?" cannot find it alone. A demonstrative that
+# names its noun ("This coverage includes…", "These services are…") says what it is about and stays
+# alone: joined, such sentences made overview paragraphs read as answers (benchmarks/README.md "Session 18").
+_POINTS_BACK = re.compile(
+    r"(?:It|Its|They|Their"
+    r"|(?:This|These|That|Those)(?=\s+(?:is|are|was|were|includes?|means|applies|covers|can|will|may|must"
+    r"|has|have|does|do)\b))\s"
+)
+# How many such sentences are read (and quoted) with the sentence they point back to.
+BACK_REFERENCE_SENTENCES = 2
+
+
 def _units(line: str) -> list[tuple[int, int]]:
     """Character ranges of the line's sentences, each question joined with the (at most
-    ``FAQ_ANSWER_SENTENCES``) sentences after it that are not questions themselves."""
+    ``FAQ_ANSWER_SENTENCES``) sentences after it that are not questions themselves, and each sentence
+    with the (at most ``BACK_REFERENCE_SENTENCES``) sentences after it that open by pointing back to it."""
     sentences: list[tuple[int, int]] = []
     cursor = 0
     for part in _SENTENCE_END.split(line):
@@ -252,6 +266,16 @@ def _units(line: str) -> list[tuple[int, int]]:
                 following = line[sentences[index][0] : sentences[index][1]]
                 if following.endswith("?"):
                     break
+                end = sentences[index][1]
+                index += 1
+                taken += 1
+        else:
+            taken = 0
+            while (
+                index < len(sentences)
+                and taken < BACK_REFERENCE_SENTENCES
+                and _POINTS_BACK.match(line[sentences[index][0] : sentences[index][1]])
+            ):
                 end = sentences[index][1]
                 index += 1
                 taken += 1

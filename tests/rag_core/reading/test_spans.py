@@ -75,6 +75,29 @@ def test_an_faq_question_is_one_unit_with_the_sentences_that_answer_it() -> None
         assert chunk.content[span.start : span.end] == span.text
 
 
+def test_a_sentence_that_points_back_is_read_and_quoted_with_the_one_it_points_to() -> None:
+    # "It is free… at 1-888-555-0119." alone says nothing about the EAP: "whats the EAP phone number?"
+    # read it under the gate (Tailspin). Mutation: without the joining, the phone sentence is a unit alone.
+    text = (
+        "Employee Assistance Program\n"
+        "The Tailspin EAP is provided by Steadfast Pathways. It is free, confidential, and available 24 hours "
+        "a day at 1-888-555-0119. Its counselors hold master's degrees. They can also refer you to a lawyer. "
+        "Tailspin does not receive any information about who uses the EAP. This includes your manager.\n"
+        "It is not a substitute for emergency care."
+    )
+    chunk = candidate("eap_p4_c02", text)
+    spans = split_spans(chunk)
+    assert [s.text for s in spans] == [
+        "The Tailspin EAP is provided by Steadfast Pathways. It is free, confidential, and available 24 hours a day "
+        "at 1-888-555-0119. Its counselors hold master's degrees.",
+        "They can also refer you to a lawyer.",  # at most two sentences join the one they point back to
+        "Tailspin does not receive any information about who uses the EAP. This includes your manager.",
+        "It is not a substitute for emergency care.",  # never across lines
+    ]
+    for span in spans:
+        assert chunk.content[span.start : span.end] == span.text
+
+
 def test_the_reader_reads_a_table_row_written_out_label_first() -> None:
     row = "Coverage tier: Family; PPO Plan (per paycheck): $212.00; HDHP with HSA (per paycheck): $104.00."
     assert row_statement(row) == (
