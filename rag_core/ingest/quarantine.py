@@ -119,34 +119,34 @@ class Screen:
 
     def reason(self, sentence: str) -> str | None:
         """Why ``sentence`` is not policy text, or None."""
+        found = self._verdict(sentence)
+        return found[0] if found else None
+
+    def _verdict(self, sentence: str) -> tuple[str, tuple[str, ...]] | None:
+        """Why ``sentence`` is not policy text and, for a foreign link, the hosts it names; or None."""
         folded = reader_view(sentence)
         for reason, pattern in PATTERNS.items():
             if pattern.search(folded):
-                return reason
-        foreign = self.links.foreign_hosts(sentence, emails=False)
+                return reason, ()
+        foreign = tuple(self.links.foreign_hosts(sentence, emails=False))
         if foreign:
-            return f"{LINK_REASON}{', '.join(foreign[:3])}, outside the document's organisation"
+            return f"{LINK_REASON}{', '.join(foreign[:3])}, outside the document's organisation", foreign
         return None
 
     def clean(self, text: str, page: int) -> str:
         """``text`` without its quarantined sentences (all of it when most sentences are)."""
         parts = split_sentences(text)
-        verdicts = [(s, self.reason(s)) for s in parts]
-        flagged = [(s, r) for s, r in verdicts if r]
+        verdicts = [(s, self._verdict(s)) for s in parts]
+        flagged = [(s, v) for s, v in verdicts if v]
         if not flagged:
             return text
-        instructions = [r for _, r in flagged if r and not r.startswith(LINK_REASON)]
+        instructions = [v for _, v in flagged if not v[1]]
         if len(instructions) * 2 >= len(parts):
-            self.found.append(Quarantined(page, flagged[0][1] or "", " ".join(parts)))
+            self.found.append(Quarantined(page, flagged[0][1][0], " ".join(parts)))
             return ""
-        for sentence, reason in flagged:
-            self.found.append(Quarantined(page, reason or "", sentence, self._hosts(sentence, reason)))
-        return " ".join(s for s, r in verdicts if not r)
-
-    def _hosts(self, sentence: str, reason: str | None) -> tuple[str, ...]:
-        if not reason or not reason.startswith(LINK_REASON):
-            return ()
-        return tuple(self.links.foreign_hosts(sentence, emails=False))
+        for sentence, (reason, hosts) in flagged:
+            self.found.append(Quarantined(page, reason, sentence, hosts))
+        return " ".join(s for s, v in verdicts if not v)
 
     def apply(self, extracted: Extracted) -> Extracted:
         """A copy of ``extracted`` holding policy text only; what was removed is in ``found``."""
@@ -154,11 +154,11 @@ class Screen:
         reported: set[str] = set()
         for block in extracted.blocks:
             heading = block.heading
-            if heading and self.reason(heading):
+            verdict = self._verdict(heading) if heading else None
+            if verdict:
                 if heading not in reported:
                     reported.add(heading)
-                    reason = self.reason(heading) or ""
-                    self.found.append(Quarantined(block.page, reason, heading, self._hosts(heading, reason)))
+                    self.found.append(Quarantined(block.page, verdict[0], heading, verdict[1]))
                 heading = ""
             text = self.clean(block.text, block.page)
             if text.strip():

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading.spans import row_statement, spans_of, split_spans
+from rag_core.reading.spans import Span, row_statement, spans_of, split_spans
+from rag_core.types import Candidate
 from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.unit
@@ -19,6 +20,12 @@ BODY = (
 )
 
 
+def assert_offsets_hold(chunk: Candidate, spans: list[Span]) -> None:
+    """Each span's offsets cut its text out of the chunk (what citations and list quoting rely on)."""
+    for span in spans:
+        assert chunk.content[span.start : span.end] == span.text
+
+
 def test_sentences_and_rows_with_offsets_and_the_heading_in_effect() -> None:
     chunk = candidate("handbook_p1_c00", BODY, title="Employee Handbook", heading="Time Off")
     spans = split_spans(chunk)
@@ -29,8 +36,7 @@ def test_sentences_and_rows_with_offsets_and_the_heading_in_effect() -> None:
         "Regular employees receive 2 floating holidays each calendar year.",
     ]  # headings are context, "See p. 4." and "Ok." are fragments under three words
     assert [s.heading for s in spans] == ["Paid Time Off (Vacation)"] * 3 + ["Floating holidays"]
-    for span in spans:
-        assert chunk.content[span.start : span.end] == span.text
+    assert_offsets_hold(chunk, spans)
     assert spans[3].in_context() == (
         "Floating holidays: Regular employees receive 2 floating holidays each calendar year."
     )
@@ -71,8 +77,7 @@ def test_an_faq_question_is_one_unit_with_the_sentences_that_answer_it() -> None
         "Are sessions limited?",  # the answer on the next line is not joined: units never cross lines
         "Sessions are limited to 8 per issue.",
     ]
-    for span in spans:
-        assert chunk.content[span.start : span.end] == span.text
+    assert_offsets_hold(chunk, spans)
 
 
 def test_a_sentence_that_points_back_is_read_and_quoted_with_the_one_it_points_to() -> None:
@@ -94,8 +99,7 @@ def test_a_sentence_that_points_back_is_read_and_quoted_with_the_one_it_points_t
         "Tailspin does not receive any information about who uses the EAP. This includes your manager.",
         "It is not a substitute for emergency care.",  # never across lines
     ]
-    for span in spans:
-        assert chunk.content[span.start : span.end] == span.text
+    assert_offsets_hold(chunk, spans)
 
 
 def test_the_reader_reads_a_table_row_written_out_label_first() -> None:
