@@ -4,6 +4,7 @@ benchmark figure measured on them."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import re
@@ -18,13 +19,19 @@ ROOT = Path(__file__).resolve().parent.parent
 TAILSPIN = ROOT / "benchmarks" / "tailspin"
 
 
+@functools.cache
 def _builder() -> ModuleType:
+    """scripts/build_corpus.py, loaded once (it is a script, not a package module)."""
     spec = importlib.util.spec_from_file_location("build_corpus", ROOT / "scripts" / "build_corpus.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_corpus", module)
+    sys.modules["build_corpus"] = module  # its dataclasses resolve their module while it loads
     spec.loader.exec_module(module)
     return module
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text).lower()
 
 
 @pytest.mark.parametrize(
@@ -44,11 +51,10 @@ def test_the_committed_pdfs_are_what_their_sources_build(
 
 @pytest.mark.parametrize("question_set", sorted(TAILSPIN.glob("tailspin-*.jsonl")), ids=lambda path: path.stem)
 def test_every_tailspin_answer_is_on_its_cited_page(question_set: Path) -> None:
-    squeeze = lambda text: re.sub(r"\s+", "", text).lower()  # noqa: E731
     pages: dict[str, list[str]] = {}
     for pdf in sorted((TAILSPIN / "docs").glob("*.pdf")):
         with pdfplumber.open(pdf) as document:
-            pages[pdf.name] = [squeeze(page.extract_text() or "") for page in document.pages]
+            pages[pdf.name] = [_squeezed(page.extract_text() or "") for page in document.pages]
     rows = [json.loads(line) for line in question_set.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 80
     for row in rows:
@@ -60,4 +66,4 @@ def test_every_tailspin_answer_is_on_its_cited_page(question_set: Path) -> None:
             name, _, page = source.partition("#page=")
             cited.append(pages[name][int(page) - 1])
         for fact in row["must_include"]:
-            assert any(squeeze(fact) in text for text in cited), (row["id"], fact)
+            assert any(_squeezed(fact) in text for text in cited), (row["id"], fact)
