@@ -86,8 +86,11 @@ async def evaluate(pipeline: Pipeline, rows: Sequence[GoldRow], *, progress: boo
     today = pipeline.settings.today or date.today()
     results = []
     for row in tqdm(rows, desc="eval", unit="q", disable=not progress, leave=False):
-        answer = await pipeline.answer(row.question, token_for(pipeline.settings, row), as_of=row.as_of)
-        results.append(score_row(row, answer, files, docs, today))
+        answer, state = await pipeline.answer_traced(row.question, token_for(pipeline.settings, row), as_of=row.as_of)
+        result = score_row(row, answer, files, docs, today)
+        result.decided_by = state.decided_by
+        result.best_reading = round(state.reading.best, 3) if state.reading and state.reading.spans else None
+        results.append(result)
     return results
 
 
@@ -284,6 +287,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                 "first_hit_rank": r.first_hit_rank,
                                 "leaked": r.leaked,
                                 "category": r.category,
+                                "decided_by": r.decided_by,
+                                "best_reading": r.best_reading,
                             }
                         )
                         + "\n"

@@ -27,6 +27,8 @@ class RowResult:
     cited_sources: list[str] = field(default_factory=list)
     category: str | None = None
     must_not_include: list[str] = field(default_factory=list)
+    decided_by: str | None = None  # the stage that abstained (None: answered)
+    best_reading: float | None = None  # the reader's best logit, when the question was read
 
     def forbidden_shown(self) -> list[str]:
         text = self.answer.lower()

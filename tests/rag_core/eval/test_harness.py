@@ -459,8 +459,13 @@ def test_eval_cli_json_and_details(
             "answer",
             "first_hit_rank",
             "leaked",
+            "decided_by",
+            "best_reading",
         } <= set(p)
+        # which stage abstained (None for an answer), so a run says where each abstention was decided
+        assert (p["decided_by"] is None) == (not p["abstained"])
     deductible = parsed[0]
+    assert isinstance(deductible["best_reading"], float)  # the reader's best logit, for gate studies
     assert deductible["cited_sources"] == ["docs/medical-plan-2026.md#page=1"]
     assert deductible["first_hit_rank"] == 1
 
