@@ -257,16 +257,26 @@ def read_logits(
     (benchmarks/README.md "Reading, session 5"): on 23 tuning sets +19 right answers and +4 near
     misses answered; on the two sealed sets written after it +6 right answers, +1 wrong and +2 near
     misses answered. More reach, less safety: an HR team's choice, not the default."""
-    framed = [s.for_reader() for s in spans]
     whole = whole_question(question)
+    # Each span's texts (a table row also as the cells of the columns the question names,
+    # ``Span.reader_texts``), side by side; a span reads as its best text.
+    owners, framed = [], []
+    for index, span in enumerate(spans):
+        texts = span.reader_texts(whole)
+        owners += [index] * len(texts)
+        framed += texts
+    read_spans = [spans[owner] for owner in owners]
     words = situation_words(question) if situation else []
     asked = reader_queries(question)
     per_question = [
-        scorer.logits(q, framed) if q == whole else _read_clause(scorer, q, words, spans, framed) for q in asked
+        scorer.logits(q, framed) if q == whole else _read_clause(scorer, q, words, read_spans, framed) for q in asked
     ]
     if corrected and corrected not in asked:
         per_question.append(scorer.logits(corrected, framed))
-    return [max(column) for column in zip(*per_question, strict=True)]
+    best = [-math.inf] * len(spans)
+    for owner, column in zip(owners, zip(*per_question, strict=True), strict=True):
+        best[owner] = max(best[owner], *column)
+    return best
 
 
 def _read_clause(

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_core.text import terms
 from rag_core.types import Candidate
 
 # A sentence ends at . ! ? followed by what starts a sentence (the rule of text.split_sentences),
@@ -77,6 +78,12 @@ class Span:
         (benchmarks/README.md "Reading, session 10")."""
         return self._under_heading(row_statement(self.text) or self.text)
 
+    def reader_texts(self, question: str) -> list[str]:
+        """What the cross-encoder reads for ``question``: ``for_reader``, and for a table row also each
+        cell of a column the question names, as a statement of its own (``column_statements``); the
+        span reads as well as the best of them."""
+        return [self.for_reader(), *(self._under_heading(s) for s in column_statements(self.text, question))]
+
     def _under_heading(self, text: str) -> str:
         return f"{self.heading}: {text}" if self.heading and self.heading not in self.text else text
 
@@ -102,6 +109,49 @@ def row_statement(text: str) -> str | None:
         column, sep, value = cell.partition(": ")
         cells.append(f"{column} is {value}" if sep else cell)
     return f"{match['label']} ({match['column'].lower()}): {', '.join(cells)}."
+
+
+# Words of a column header that name no one column ("PPO Plan", "Northwind Health Plus"): a question
+# that says "plan" or "health" names none of them.
+_GENERIC_COLUMN_WORDS = frozenset(
+    terms("plan plans option options tier coverage health benefit benefits network cost costs per paycheck month year")
+)
+
+
+def column_statements(text: str, question: str) -> list[str]:
+    """The cells of a table row whose column ``question`` names, each written as a statement of its own,
+    column first: "PPO Plan deductible (individual / family) (benefit (in-network)): $1,250 / $2,500." for
+    "What's the PPO deductible?". A column is named by a word of its header that no other column of the
+    row has ("ppo", "hdhp", "standard"), and only a row the question names too (a word of its label) has
+    its cell read so: "on the PPO, whats the copay for a chiropractor visit" names no emergency room, and
+    the ER row's PPO cell alone ("$300 copay") read 2.4 for it with the benefits reader.
+
+    Read beside the whole row, never instead of it: the other column's cell can be what makes a row read
+    as the answer ("how much is the ER copay on the hdhp?" reads the whole ER row 4.9 with the benefits
+    reader, its HDHP cell alone -5.6), while a row holding two plans' figures reads under the benefits
+    reader's gate for a question about one of them (1.8, the PPO cell alone 2.5; benchmarks/README.md
+    "Reading, session 19"). Rows of one value column: none."""
+    match = _ROW.match(text)
+    if match is None:
+        return []
+    cells = [
+        (column, value)
+        for column, sep, value in (c.partition(": ") for c in match["rest"].rstrip(".").split("; "))
+        if sep
+    ]
+    if len(cells) < 2:
+        return []
+    asked = set(terms(question))
+    label, first = match["label"], match["column"].lower()
+    if not asked & set(terms(label)):
+        return []  # the row is not the asked one: its cell of the named column answers nothing
+    words = [set(terms(column)) - _GENERIC_COLUMN_WORDS for column, _ in cells]
+    statements = []
+    for index, (column, value) in enumerate(cells):
+        others = set().union(*(w for i, w in enumerate(words) if i != index))
+        if (words[index] - others) & asked:
+            statements.append(f"{column} {label[:1].lower()}{label[1:]} ({first}): {value}.")
+    return statements
 
 
 def _is_heading(line: str, is_last: bool) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading.spans import Span, row_statement, spans_of, split_spans
+from rag_core.reading.spans import Span, column_statements, row_statement, spans_of, split_spans
 from rag_core.types import Candidate
 from tests.rag_core.candidates import candidate
 
@@ -116,6 +116,36 @@ def test_the_reader_reads_a_table_row_written_out_label_first() -> None:
     )
     assert row_span.in_context().startswith("Paid Time Off (Vacation): Years of service: Less than 3 years;")
     assert sentence.for_reader() == sentence.in_context()
+
+
+DEDUCTIBLE_ROW = (
+    "Benefit (in-network): Deductible (individual / family); PPO Plan: $1,250 / $2,500; HDHP with HSA: $1,700 / $3,400."
+)
+
+
+def test_a_row_is_also_read_as_the_cell_of_the_column_the_question_names() -> None:
+    assert column_statements(DEDUCTIBLE_ROW, "What's the PPO deductible?") == [
+        "PPO Plan deductible (individual / family) (benefit (in-network)): $1,250 / $2,500."
+    ]
+    assert column_statements(DEDUCTIBLE_ROW, "im on the hdhp, whats my deductible") == [
+        "HDHP with HSA deductible (individual / family) (benefit (in-network)): $1,700 / $3,400."
+    ]
+    # the row must be named too: the PPO cell of the deductible row says nothing about a chiropractor copay
+    assert column_statements(DEDUCTIBLE_ROW, "on the PPO, whats the copay for a chiropractor visit") == []
+    # "plan" names no one column, a question naming none gets none, and so does a row of one value column
+    assert column_statements(DEDUCTIBLE_ROW, "What is the deductible on my plan?") == []
+    assert column_statements("Years of service: Less than 3 years; Annual vacation: 15 days.", "vacation?") == []
+    assert column_statements("Elimination period: 180 days (26 weeks), so LTD begins when STD ends.", "ltd") == []
+
+
+def test_the_reader_reads_the_whole_row_and_the_named_cell_under_the_heading() -> None:
+    chunk = candidate("medical_p1_c00", DEDUCTIBLE_ROW, title="Medical Plan", heading="Plan Options at a Glance")
+    (row,) = split_spans(chunk)
+    assert row.reader_texts("What's the PPO deductible?") == [
+        row.for_reader(),
+        "Plan Options at a Glance: PPO Plan deductible (individual / family) (benefit (in-network)): $1,250 / $2,500.",
+    ]
+    assert row.reader_texts("What is the deductible?") == [row.for_reader()]
 
 
 LIST_BODY = (
