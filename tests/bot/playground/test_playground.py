@@ -189,7 +189,7 @@ async def test_the_identity_is_a_signed_token_under_the_access_filter(sample: De
 
 @pytest.mark.slow
 async def test_as_of_date_and_state_change_the_answer(sample: DevApp) -> None:
-    question = "What is the company 401(k) match?"
+    question = "How much does Fabrikam match on my 401(k)?"
     before = await sample.ask(question, as_of="2026-11-30")
     assert 'data-outcome="abstained"' in before and "6%" not in text_of(before, "slack-view")
     after = await sample.ask(question, as_of="2027-01-02")

@@ -577,12 +577,9 @@ async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_ma
     assert "parental-leave-us-2026" in cited_docs(answer)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known reader miss: ms-marco scores 'within 12 months of the birth' 6.3 and "
-    "'12 weeks of paid parental leave' 1.5 for '...after my baby is born?', beyond "
-    "the 5-logit margin (benchmarks/README.md, Reading models)",
-)
+# A known miss of ms-marco (an xfail until session 19): it scores "within 12 months of the birth" 6.3 and
+# "12 weeks of paid parental leave" 1.5 for "...after my baby is born?", beyond the 5-logit margin
+# (benchmarks/README.md, "Reading models"); the benefits reader, the default since, quotes the weeks.
 async def test_the_reader_quotes_the_weeks_for_a_how_many_weeks_question(fixture_corpus: FixtureCorpus) -> None:
     pipeline, _ = fixture_corpus.pipeline()
     answer = await pipeline.answer(
@@ -626,7 +623,10 @@ async def test_a_stricter_bar_for_undocumented_words_abstains_before_generation(
     # Without the rise allowance (TOPIC_RISE_ALLOWANCE_FROM): "roughly" lifts a strong reading only a
     # little when taken out, which the allowance counts as phrasing, so the stricter bar alone no
     # longer stops this question.
-    pipeline, _ = fixture_corpus.pipeline(UNKNOWN_WORD_CUTOFF=0.99, TOPIC_RISE_ALLOWANCE_FROM=math.inf)
+    # Nor with the strong-reading pass (TOPIC_STRONG_READING): the benefits reader reads the 12 weeks over its 6.0.
+    pipeline, _ = fixture_corpus.pipeline(
+        UNKNOWN_WORD_CUTOFF=0.99, TOPIC_RISE_ALLOWANCE_FROM=math.inf, TOPIC_STRONG_READING=math.inf
+    )
     answer = await pipeline.answer(ROUGH_LEAVE_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)
     assert generator_of(pipeline).calls == []

@@ -10,7 +10,7 @@ import pytest
 from rag_core.reading.answer_type import lacks_asked_quantity
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
 from rag_core.types import AbstainReason
-from tests.rag_core.pipeline.conftest import RealCorpus, employee_row
+from tests.rag_core.pipeline.conftest import MS_MARCO, RealCorpus, employee_row
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
@@ -21,14 +21,20 @@ async def decided_by(real: RealCorpus, question: str, until: str = "answer_type"
     return state.decided_by if state.finished else None
 
 
+async def abstains_by_default(real: RealCorpus, question: str) -> bool:
+    """The default path (the benefits reader) abstains, whichever stage decides."""
+    answer = await real.answer(employee_row(question))
+    return answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
+
+
 FEE = "What is the monthly account fee Woodgrove Bank charges on my HSA after I leave Fabrikam?"
 
 
 async def test_an_asked_figure_the_documents_do_not_give_abstains(real: RealCorpus) -> None:
-    assert await decided_by(real, FEE, "topic", ANSWER_TYPE_GATE=False) is None  # the reader alone would answer
-    assert await decided_by(real, FEE) == "answer_type"
-    answer = await real.answer(employee_row(FEE))
-    assert answer.abstained and answer.abstain_reason == AbstainReason.LOW_SIMILARITY
+    # ms-marco alone would answer (the benefits reader reads nothing as an answer here).
+    assert await decided_by(real, FEE, "topic", ANSWER_TYPE_GATE=False, **MS_MARCO) is None
+    assert await decided_by(real, FEE, **MS_MARCO) == "answer_type"
+    assert await abstains_by_default(real, FEE)
 
 
 @pytest.mark.parametrize(
@@ -77,12 +83,13 @@ PREMIUM = "What is the monthly premium per $10,000 of Spouse or Domestic Partner
 
 
 async def test_a_figure_of_another_kind_than_the_one_named_does_not_answer(real: RealCorpus) -> None:
-    state = await real.run_until("topic", employee_row(PREMIUM))
+    state = await real.run_until("topic", employee_row(PREMIUM), **MS_MARCO)
     assert not state.finished and state.reading is not None
     shown = [read.span.text for read in state.reading.answer() if read.score >= DEFAULT_READER_MIN_SCORE]
     # The mutation "no kind check" (the quantity check alone) would answer: a shown sentence states figures.
     assert shown and not lacks_asked_quantity(PREMIUM, shown)
-    assert await decided_by(real, PREMIUM) == "answer_type"
+    assert await decided_by(real, PREMIUM, **MS_MARCO) == "answer_type"
+    assert await abstains_by_default(real, PREMIUM)
 
 
 # In November employees ask about next year's plan; the medical summary gives only this year's open
@@ -104,7 +111,8 @@ async def test_an_answer_from_another_plan_years_summary_abstains(real: RealCorp
     # The 2025 summary is superseded; the 2026 one's specialist row names no year but its title does.
     # The mutation "only a year in the sentence counts" answers with 2026's $50.
     question = "What was the specialist visit copay under the PPO Plan in the 2025 plan year?"
-    assert await decided_by(real, question) == "answer_type"
+    assert await decided_by(real, question, **MS_MARCO) == "answer_type"
+    assert await abstains_by_default(real, question)
 
 
 FAX = "What is Proseware's fax number for prior authorization renewals?"
@@ -114,8 +122,9 @@ async def test_an_asked_fax_number_the_documents_do_not_give_abstains(real: Real
     # Found on sealed set h34: the vendor notice's renewal sentence ("ask your doctor to submit a
     # renewal to Proseware…") reads as an answer and names no number. The mutation "no contact check"
     # (lacks_asked_contact dropped from the gate) answers with it, as the gate switched off does.
-    assert await decided_by(real, FAX, "topic", ANSWER_TYPE_GATE=False) is None
-    assert await decided_by(real, FAX) == "answer_type"
+    assert await decided_by(real, FAX, "topic", ANSWER_TYPE_GATE=False, **MS_MARCO) is None
+    assert await decided_by(real, FAX, **MS_MARCO) == "answer_type"
+    assert await abstains_by_default(real, FAX)
 
 
 async def test_an_asked_phone_number_the_documents_give_goes_through(real: RealCorpus) -> None:
@@ -129,6 +138,7 @@ CHARITY = "How much does Fabrikam donate to charity on behalf of each winning te
 async def test_a_figure_from_another_document_than_the_best_read_sentence_does_not_answer(real: RealCorpus) -> None:
     # The wellness guide's step-challenge sentence reads best and states no amount; the HSA guide's
     # contribution sentence beside it states one, about another benefit.
-    assert await decided_by(real, CHARITY) == "answer_type"
+    assert await decided_by(real, CHARITY, **MS_MARCO) == "answer_type"
     # The mutation "a figure from any answering sentence" (QUANTITY_SAME_DOCUMENT=false) answers with it.
-    assert await decided_by(real, CHARITY, QUANTITY_SAME_DOCUMENT=False) is None
+    assert await decided_by(real, CHARITY, QUANTITY_SAME_DOCUMENT=False, **MS_MARCO) is None
+    assert await abstains_by_default(real, CHARITY)
