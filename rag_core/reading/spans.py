@@ -130,7 +130,7 @@ def column_statements(text: str, question: str) -> list[str]:
     as the answer ("how much is the ER copay on the hdhp?" reads the whole ER row 4.9 with the benefits
     reader, its HDHP cell alone -5.6), while a row holding two plans' figures reads under the benefits
     reader's gate for a question about one of them (1.8, the PPO cell alone 2.5; benchmarks/README.md
-    "Reading, session 19"). Rows of one value column: none."""
+    "Sessions 19–20"). Rows of one value column: none."""
     match = _ROW.match(text)
     if match is None:
         return []

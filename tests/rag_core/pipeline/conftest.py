@@ -25,7 +25,7 @@ from tests.rag_core.conftest import core_settings
 REPO = Path(__file__).resolve().parents[3]
 
 
-# The bundled reader as published (READER_WEIGHTS=ms-marco, an option since session 19). Each gate and
+# The bundled reader as published (READER_WEIGHTS=ms-marco, an option since session 20). Each gate and
 # rule after the reader was found and measured with it; where the default benefits reader already
 # abstains on (or quotes right) what a rule was made for, the rule's own effect, and so its mutation,
 # shows only with this reader. Such tests run the rule's part with it and check the default's outcome

@@ -1,10 +1,10 @@
-"""The benefits reader (``READER_WEIGHTS=benefits``, the default since session 19) on the REAL pipeline
+"""The benefits reader (``READER_WEIGHTS=benefits``, the default since session 20) on the REAL pipeline
 over the project's corpus: ms-marco, trained on web search queries, reads an employee's chat question
 under its gate even when the answering sentence is the one it reads first; the fine-tune reads it well
 enough to answer, and still refuses a question the documents do not answer. Measured in
 benchmarks/README.md "Reading, session 16" (the 20 latest sets, with a reader of the same form trained
 without them: chat right 87 -> 130, wrong 25 -> 18 in all, near misses answered 13 -> 10), on a third
-company nobody tuned on ("Reading, session 18") and on the sets sealed in session 19."""
+company nobody tuned on ("Session 18") and on the sets sealed in session 20."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ async def test_the_benefits_reader_answers_a_chat_question_ms_marco_leaves(
 ) -> None:
     answer = await real.answer(employee_row(question))
     assert not answer.abstained and answer_holds in answer.answer
-    # The mutation: the bundled ms-marco weights (the default before session 19) read it under the gate.
+    # The mutation: the bundled ms-marco weights (the default before session 20) read it under the gate.
     assert (await real.answer(employee_row(question), **MS_MARCO)).abstained
 
 
@@ -66,7 +66,7 @@ async def test_the_benefits_reader_passes_a_strong_reading_on_its_own_scale(real
 # The sample corpus's first suggested prompt. The benefits reader reads the deductible row, which holds both
 # plans' figures, under its gate (1.8); read also as its PPO cell alone ("PPO Plan deductible (individual /
 # family) (benefit (in-network)): $1,250 / $2,500.", ``spans.column_statements``) it reads 2.5
-# (benchmarks/README.md "Reading, session 19").
+# (benchmarks/README.md "Sessions 19–20").
 PPO_DEDUCTIBLE = "What's the PPO deductible?"
 
 
