@@ -98,16 +98,22 @@ def row_label(text: str) -> tuple[str, str] | None:
     return (match["column"], match["label"]) if match else None
 
 
+def _cells(rest: str) -> list[tuple[str, str | None]]:
+    """A row's further cells as (column, value); a cell the chunker wrote without its column: (text, None)."""
+    cells: list[tuple[str, str | None]] = []
+    for cell in rest.rstrip(".").split("; "):
+        column, sep, value = cell.partition(": ")
+        cells.append((column, value) if sep else (cell, None))
+    return cells
+
+
 def row_statement(text: str) -> str | None:
     """A table row written out label first, each further cell as "<column> is <value>"; None when
     ``text`` is not a row."""
     match = _ROW.match(text)
     if match is None:
         return None
-    cells = []
-    for cell in match["rest"].rstrip(".").split("; "):
-        column, sep, value = cell.partition(": ")
-        cells.append(f"{column} is {value}" if sep else cell)
+    cells = [column if value is None else f"{column} is {value}" for column, value in _cells(match["rest"])]
     return f"{match['label']} ({match['column'].lower()}): {', '.join(cells)}."
 
 
@@ -134,11 +140,7 @@ def column_statements(text: str, question: str) -> list[str]:
     match = _ROW.match(text)
     if match is None:
         return []
-    cells = [
-        (column, value)
-        for column, sep, value in (c.partition(": ") for c in match["rest"].rstrip(".").split("; "))
-        if sep
-    ]
+    cells = [(column, value) for column, value in _cells(match["rest"]) if value is not None]
     if len(cells) < 2:
         return []
     asked = set(terms(question))
