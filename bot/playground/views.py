@@ -39,8 +39,10 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 STATIC_FILES = {"playground.css": "text/css", "playground.js": "text/javascript", "favicon.svg": "image/svg+xml"}
 FRAGMENT_HEADER = "X-Playground-Fragment"
+# Offered to someone trying the bot: questions the default answers from the sample corpus, and one it
+# refuses (tests/bot/playground/test_playground.py asks each on the real core).
 EXAMPLES = (
-    "How much is the dental deductible?",
+    "What's the PPO deductible?",
     "How many weeks of paid parental leave do I get?",
     "Is pet insurance covered?",
 )

@@ -60,7 +60,7 @@ async def served(sample_index: Path) -> AsyncIterator[DevApp]:
     service = CoreAnswerService.from_settings(make_settings(**{**NO_CREDENTIALS, **overrides}))
     dev = await start_dev(service, **overrides)
     try:
-        await dev.ask("How much is the dental deductible?")  # models warm: the screenshot shows served timings
+        await dev.ask("What's the PPO deductible?")  # models warm: the screenshot shows served timings
         yield dev
     finally:
         await dev.close()
