@@ -201,6 +201,9 @@ class CoreSettings(BaseSettings):
     # acupuncture. how many sessions…"): more chat questions answered, more near misses too
     # (rag_core.reading.reader.read_logits); off by default.
     reader_situation_words: bool = Field(default=False, alias="READER_SITUATION_WORDS")
+    # A span whose document's title holds a word the question names, and which itself says none of
+    # them, is also read under that title (rag_core.reading.spans.Span.title_words; session 20).
+    reader_title_words: bool = Field(default=False, alias="READER_TITLE_WORDS")
     near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     # The topic gate with the reader on (rag_core.reading.topic). read: an undocumented question word
     # blocks only when taking it out raises the best read sentence by more than TOPIC_ABLATION_MARGIN

@@ -59,7 +59,7 @@ def _alike(a: set[str], b: set[str]) -> bool:
     return shorter > 0 and len(a & b) / shorter >= MIN_SHARED_TITLE_WORDS
 
 
-def _most_titles(titles: Collection[set[str]]) -> set[str]:
+def company_words(titles: Collection[set[str]]) -> set[str]:
     """Words in at least three quarters of three or more titles (the company's name; a plan's
     word, shared by a few look-alikes, stays)."""
     if len(titles) < 3:
@@ -72,7 +72,7 @@ def ruled_out(question: str, documents: Mapping[str, DocumentWords]) -> set[str]
     """Ids of the documents the question rules out by naming a sibling of theirs (see module doc)."""
     asked = _words(question)
     titles = {d: _words(doc.title) for d, doc in documents.items()}
-    company = _most_titles(list(titles.values()))
+    company = company_words(list(titles.values()))
     titles = {d: title - company for d, title in titles.items()}
 
     def excluding(named: str, other: str) -> set[str]:

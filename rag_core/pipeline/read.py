@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 
 from rag_core.index.base import VectorIndex
@@ -34,12 +35,17 @@ from rag_core.reading.reader import (
 from rag_core.reading.sections import sibling_sections
 from rag_core.reading.spans import Span, row_label, spans_of
 from rag_core.reading.topic import ablation_rise, key_words
+from rag_core.siblings import company_words
 from rag_core.text import stem, terms, topic_terms
 from rag_core.types import AbstainReason
 
 # ms-marco-MiniLM-L-12-v2 reads English; other languages keep the word-overlap picker and the
 # dense gate (measured on the Spanish gold rows, benchmarks/README.md "Reading models").
 READ_LANGUAGES = frozenset({"en"})
+# Words a document title uses for its kind, naming no one document.
+_GENERIC_TITLE_WORDS = frozenset(
+    terms("plan plans summary guide policy policies benefit benefits details program overview")
+)
 
 
 class ReadStage(StageBase):
@@ -51,14 +57,22 @@ class ReadStage(StageBase):
 
     name = "read"
 
-    def __init__(self, reader: SpanReader, *, index: VectorIndex | None = None) -> None:
+    def __init__(
+        self, reader: SpanReader, *, index: VectorIndex | None = None, titles: CorpusView | None = None
+    ) -> None:
+        """``titles``: read a span under its document's title when the question names a word of that
+        title the span lacks (READER_TITLE_WORDS; ``Span.title_words``)."""
         self.reader = reader
         self.index = index
+        self.titles = titles
 
     async def run(self, state: QueryState) -> None:
         if state.language not in READ_LANGUAGES:
             return
         spans = spans_of(state.context)
+        if self.titles is not None:
+            named = await self._named_title_words(state)
+            spans = [replace(s, title_words=named.get(s.chunk.document_id, frozenset())) for s in spans]
         model = None
         colbert = self.reader.model if isinstance(self.reader.model, LateInteractionPrefilter) else None
         if self.index is not None and colbert is not None and self.reader.needs_model(spans):
@@ -72,6 +86,20 @@ class ReadStage(StageBase):
 
     async def warm_up(self) -> None:
         await asyncio.to_thread(self.reader.scorer.logits, "warm up", ["warm up"])
+
+    async def _named_title_words(self, state: QueryState) -> dict[str, frozenset[str]]:
+        """Per visible document, the question's words its title holds: not the company's name (a word
+        most titles share, ``siblings.company_words``) nor a word any document title has for its kind
+        ("plan", "summary", "guide")."""
+        assert self.titles is not None
+        manifest = await self.titles.manifest()
+        titles = {
+            document_id: set(terms(manifest.documents[document_id].meta.title)) - _GENERIC_TITLE_WORDS
+            for document_id in self.titles.searchable(state.require_access())
+        }
+        company = company_words(list(titles.values()))
+        asked = set(topic_terms(state.question))
+        return {d: frozenset(named) for d, title in titles.items() if (named := (title & asked) - company)}
 
 
 class NotAskedStage(StageBase):

@@ -57,6 +57,9 @@ class Span:
     end: int  # lead-in runs from the lead-in's start, and its text skips the items between them)
     heading: str  # the section heading in effect ("" when the chunk names none)
     lead: str = ""  # the list lead-in ``text`` starts with ("" for a span that is not a list item)
+    # Words of its document's title the question names (``ReadStage`` with READER_TITLE_WORDS): when
+    # the span itself lacks one, it is also read under the title (``reader_texts``).
+    title_words: frozenset[str] = frozenset()
 
     @property
     def item(self) -> str:
@@ -82,7 +85,13 @@ class Span:
         """What the cross-encoder reads for ``question``: ``for_reader``, and for a table row also each
         cell of a column the question names, as a statement of its own (``column_statements``); the
         span reads as well as the best of them."""
-        return [self.for_reader(), *(self._under_heading(s) for s in column_statements(self.text, question))]
+        framed = self.for_reader()
+        texts = [framed, *(self._under_heading(s) for s in column_statements(self.text, question))]
+        if self.title_words - set(terms(framed)):
+            # "How much is the dental deductible?": the dental tier row never says "dental" (its heading
+            # is "Tier Comparison") and reads 0.7; under "Fabrikam Dental Plan Summary 2026" it reads 5.2.
+            texts.append(f"{self.chunk.title}: {framed}")
+        return texts
 
     def _under_heading(self, text: str) -> str:
         return f"{self.heading}: {text}" if self.heading and self.heading not in self.text else text

@@ -79,6 +79,32 @@ async def test_a_question_naming_a_plan_reads_the_rows_cell_of_that_plan(real: R
 async def test_without_the_plans_cell_the_benefits_reader_abstains(
     real: RealCorpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The mutation "a row is read whole only" (as before session 19).
+    # The mutation "a row is read whole only" (as before session 20).
     monkeypatch.setattr(spans, "column_statements", lambda text, question: [])
     assert (await real.answer(employee_row(PPO_DEDUCTIBLE))).abstained
+
+
+# The playground's first example until session 20. The dental tier row says neither "dental" nor "plan"
+# (its heading is "Tier Comparison"): 0.7 as it is, 5.2 under "Fabrikam Dental Plan Summary 2026"
+# (``READER_TITLE_WORDS``; benchmarks/README.md "Sessions 19–20").
+DENTAL_DEDUCTIBLE = "How much is the dental deductible?"
+
+
+async def test_a_row_that_never_names_its_document_is_read_under_the_title_the_question_names(
+    real: RealCorpus,
+) -> None:
+    answer = await real.answer(employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="true")
+    assert not answer.abstained and "$75 / $225" in answer.answer
+    # The mutation: no span read under its title.
+    assert (await real.answer(employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="false")).abstained
+
+
+async def test_the_companys_name_is_no_title_word(real: RealCorpus) -> None:
+    state = await real.run_until(
+        "read", employee_row("How many days does Fabrikam pay for jury duty?"), READER_TITLE_WORDS="true"
+    )
+    assert state.reading is not None and state.reading.spans
+    assert all(not read.span.title_words for read in state.reading.spans)  # "fabrikam" is in most titles
+    state = await real.run_until("read", employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="true")
+    assert state.reading is not None
+    assert {w for read in state.reading.spans for w in read.span.title_words} == {"dental"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rag_core.reading.spans import Span, column_statements, row_statement, spans_of, split_spans
@@ -146,6 +148,24 @@ def test_the_reader_reads_the_whole_row_and_the_named_cell_under_the_heading() -
         "Plan Options at a Glance: PPO Plan deductible (individual / family) (benefit (in-network)): $1,250 / $2,500.",
     ]
     assert row.reader_texts("What is the deductible?") == [row.for_reader()]
+
+
+TIER_ROW = "Feature (in-network): Annual deductible (individual / family); Basic: $75 / $225; Enhanced: $50 / $150."
+
+
+def test_a_span_is_also_read_under_its_title_when_it_lacks_a_title_word_the_question_names() -> None:
+    chunk = candidate("dental_p1_c00", TIER_ROW, title="Fabrikam Dental Plan Summary 2026", heading="Tier Comparison")
+    (row,) = split_spans(chunk)
+    assert row.reader_texts("How much is the dental deductible?") == [row.for_reader()]  # no title words given
+    named = replace(row, title_words=frozenset({"dental"}))
+    assert named.reader_texts("How much is the dental deductible?") == [
+        row.for_reader(),
+        f"Fabrikam Dental Plan Summary 2026: {row.for_reader()}",
+    ]
+    # a span that already says the named word is read as it is
+    says_it = replace(split_spans(candidate("dental_p1_c01", "Dental cleanings are covered twice a year."))[0],
+                      title_words=frozenset({"dental"}))  # fmt: skip
+    assert says_it.reader_texts("dental cleanings?") == [says_it.for_reader()]
 
 
 LIST_BODY = (
