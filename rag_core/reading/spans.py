@@ -82,9 +82,10 @@ class Span:
         return self._under_heading(row_statement(self.text) or self.text)
 
     def reader_texts(self, question: str) -> list[str]:
-        """What the cross-encoder reads for ``question``: ``for_reader``, and for a table row also each
-        cell of a column the question names, as a statement of its own (``column_statements``); the
-        span reads as well as the best of them."""
+        """What the cross-encoder reads for ``question``: ``for_reader``, for a table row also each cell
+        of a column the question names, as a statement of its own (``column_statements``), and, when the
+        span lacks one of its ``title_words``, ``for_reader`` under the document's title; the span reads
+        as well as the best of them."""
         framed = self.for_reader()
         texts = [framed, *(self._under_heading(s) for s in column_statements(self.text, question))]
         if self.title_words - set(terms(framed)):
