@@ -258,8 +258,8 @@ def read_logits(
     misses answered; on the two sealed sets written after it +6 right answers, +1 wrong and +2 near
     misses answered. More reach, less safety: an HR team's choice, not the default."""
     whole = whole_question(question)
-    # Each span's texts (a table row also as the cells of the columns the question names,
-    # ``Span.reader_texts``), side by side; a span reads as its best text.
+    # Each span's texts (``Span.reader_texts``: the span, a row's cells of the columns the question
+    # names, the span under its title), side by side; a span reads as its best text.
     owners, framed = [], []
     for index, span in enumerate(spans):
         texts = span.reader_texts(whole)

@@ -577,7 +577,7 @@ async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_ma
     assert "parental-leave-us-2026" in cited_docs(answer)
 
 
-# A known miss of ms-marco (an xfail until session 19): it scores "within 12 months of the birth" 6.3 and
+# A known miss of ms-marco (an xfail until session 20): it scores "within 12 months of the birth" 6.3 and
 # "12 weeks of paid parental leave" 1.5 for "...after my baby is born?", beyond the 5-logit margin
 # (benchmarks/README.md, "Reading models"); the benefits reader, the default since, quotes the weeks.
 async def test_the_reader_quotes_the_weeks_for_a_how_many_weeks_question(fixture_corpus: FixtureCorpus) -> None:
