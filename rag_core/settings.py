@@ -67,6 +67,8 @@ DEFAULT_TOPIC_RISE_ALLOWANCE_FROM = 5.0
 
 
 ReaderWeights = Literal["benefits", "ms-marco"]
+# Which spans are also read under their document's title (READER_TITLE_WORDS).
+TitleReading = Literal["off", "rows", "all"]
 
 
 @dataclass(frozen=True)
@@ -202,8 +204,10 @@ class CoreSettings(BaseSettings):
     # (rag_core.reading.reader.read_logits); off by default.
     reader_situation_words: bool = Field(default=False, alias="READER_SITUATION_WORDS")
     # A span whose document's title holds a word the question names, and which itself says none of
-    # them, is also read under that title (rag_core.reading.spans.Span.title_words; session 20).
-    reader_title_words: bool = Field(default=False, alias="READER_TITLE_WORDS")
+    # them, is also read under that title (rag_core.reading.spans.Span.title_words): "rows", table rows
+    # only ("How much is the dental deductible?": the tier row never says "dental"); "all", sentences
+    # too (session 20: more reach, more near misses); "off". true / false name "all" / "off".
+    reader_title_words: TitleReading = Field(default="off", alias="READER_TITLE_WORDS")
     near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     # The topic gate with the reader on (rag_core.reading.topic). read: an undocumented question word
     # blocks only when taking it out raises the best read sentence by more than TOPIC_ABLATION_MARGIN
@@ -275,6 +279,16 @@ class CoreSettings(BaseSettings):
     def _merge_abstain_texts(cls, value: dict[str, str]) -> dict[str, str]:
         """An override of one reason keeps the spec's text for the others."""
         return {**DEFAULT_ABSTAIN_TEXTS, **value}
+
+    @field_validator("reader_title_words", mode="before")
+    @classmethod
+    def _title_words_booleans(cls, value: object) -> object:
+        """READER_TITLE_WORDS=true / false (session 20's switch) keep their meaning: all spans / none."""
+        if isinstance(value, bool):
+            return "all" if value else "off"
+        if isinstance(value, str) and value.strip().lower() in {"true", "false", "1", "0", "yes", "no"}:
+            return "all" if value.strip().lower() in {"true", "1", "yes"} else "off"
+        return value
 
     def cutoff_for(self, model_name: str) -> float:
         """The similarity gate for ``model_name``: an explicit setting wins over the calibrated table."""

@@ -130,7 +130,8 @@ def build_pipeline(
                     model_spans=min(settings.reader_model_spans, settings.reader_keep),
                 ),
                 index=index if settings.reader_span_vectors == "stored" else None,
-                titles=corpus if settings.reader_title_words else None,
+                titles=corpus if settings.reader_title_words != "off" else None,
+                title_rows_only=settings.reader_title_words == "rows",
             ),
             NotAskedStage(
                 sibling_sections=settings.sibling_sections,

@@ -58,13 +58,21 @@ class ReadStage(StageBase):
     name = "read"
 
     def __init__(
-        self, reader: SpanReader, *, index: VectorIndex | None = None, titles: CorpusView | None = None
+        self,
+        reader: SpanReader,
+        *,
+        index: VectorIndex | None = None,
+        titles: CorpusView | None = None,
+        title_rows_only: bool = False,
     ) -> None:
         """``titles``: read a span under its document's title when the question names a word of that
-        title the span lacks (READER_TITLE_WORDS; ``Span.title_words``)."""
+        title the span lacks (READER_TITLE_WORDS; ``Span.title_words``); with ``title_rows_only`` only a
+        table row is (a row's cells never repeat what the table is about; a sentence that lacks the
+        title's word is more often about something else: benchmarks/README.md "Session 21")."""
         self.reader = reader
         self.index = index
         self.titles = titles
+        self.title_rows_only = title_rows_only
 
     async def run(self, state: QueryState) -> None:
         if state.language not in READ_LANGUAGES:
@@ -72,7 +80,12 @@ class ReadStage(StageBase):
         spans = spans_of(state.context)
         if self.titles is not None:
             named = await self._named_title_words(state)
-            spans = [replace(s, title_words=named.get(s.chunk.document_id, frozenset())) for s in spans]
+            spans = [
+                replace(s, title_words=named.get(s.chunk.document_id, frozenset()))
+                if not self.title_rows_only or row_label(s.text) is not None
+                else s
+                for s in spans
+            ]
         model = None
         colbert = self.reader.model if isinstance(self.reader.model, LateInteractionPrefilter) else None
         if self.index is not None and colbert is not None and self.reader.needs_model(spans):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from rag_core.reading import spans
+from rag_core.reading.spans import row_label
 from rag_core.settings import ReaderCalibration
 from tests.rag_core.pipeline.conftest import MS_MARCO, RealCorpus, employee_row
 
@@ -97,6 +98,19 @@ async def test_a_row_that_never_names_its_document_is_read_under_the_title_the_q
     assert not answer.abstained and "$75 / $225" in answer.answer
     # The mutation: no span read under its title.
     assert (await real.answer(employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="false")).abstained
+
+
+async def test_with_rows_only_a_table_row_is_read_under_the_title_and_a_sentence_is_not(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="rows")
+    assert not answer.abstained and "$75 / $225" in answer.answer
+    state = await real.run_until("read", employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="rows")
+    assert state.reading is not None
+    titled = [read.span for read in state.reading.spans if read.span.title_words]
+    assert titled and all(row_label(span.text) is not None for span in titled)
+    # The mutation it catches: "rows" reading every span under its title, as "all" does.
+    state = await real.run_until("read", employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="all")
+    assert state.reading is not None
+    assert any(row_label(read.span.text) is None for read in state.reading.spans if read.span.title_words)
 
 
 async def test_the_companys_name_is_no_title_word(real: RealCorpus) -> None:
