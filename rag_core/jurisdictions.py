@@ -81,21 +81,43 @@ _NEGATED_BEFORE = re.compile(
 )
 
 
+# A state listed right after one the asker says they are not in ("not in CA or NY", "not in CA, NY or
+# WA", "neither CA nor NY") is negated with it: only a separator lies between the two mentions.
+_LISTED_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:or|nor|and)\s+)?(?:/\s*)?(?:in\s+)?$", re.IGNORECASE)
+_NEITHER_BEFORE = re.compile(r"\bneither\s+(?:(?:in|from)\s+)?$", re.IGNORECASE)
+
+
 def named_states(question: str) -> set[str]:
     """The two-letter codes of the US states ``question`` names ("I work in California" -> {"CA"}),
-    except where the asker says they are not there ("not in CA btw" -> set())."""
-    named = {_NAMES[m.group(1).lower()] for m in _NAME.finditer(question) if not _negated(question, m.start())}
+    except where the asker says they are not there ("not in CA or NY btw" -> set())."""
+    mentions = sorted(_mentions(question))
+    named: set[str] = set()
+    previous_end, previous_negated = -1, False
+    for start, end, code in mentions:
+        negated = _negated(question, start) or (
+            previous_negated and _LISTED_AFTER.match(question[previous_end:start]) is not None
+        )
+        if not negated:
+            named.add(code)
+        previous_end, previous_negated = end, negated
+    return named
+
+
+def _mentions(question: str) -> list[tuple[int, int, str]]:
+    """Every state mention as (start, end, code): names in full, and codes in capitals or after "in"."""
+    found = [(m.start(), m.end(), _NAMES[m.group(1).lower()]) for m in _NAME.finditer(question)]
     for match in _CODE.finditer(question):
         code, after_in = match.group(1), match.group(0).lower().startswith("in")
         if (
             code.upper() in STATE_CODES
             and code.upper() not in _AMBIGUOUS_CODES
             and (code.isupper() or after_in)
-            and not _negated(question, match.start())
+            and not any(start <= match.start(1) < end for start, end, _ in found)
         ):
-            named.add(code.upper())
-    return named
+            found.append((match.start(), match.end(), code.upper()))
+    return found
 
 
 def _negated(question: str, start: int) -> bool:
-    return _NEGATED_BEFORE.search(question[:start]) is not None
+    before = question[:start]
+    return _NEGATED_BEFORE.search(before) is not None or _NEITHER_BEFORE.search(before) is not None

@@ -28,6 +28,13 @@ pytestmark = pytest.mark.unit
         ("im not based in ca, what is the leave?", set()),
         ("I live in California, not in NY", {"CA"}),
         ("not sure if California rules apply to me", {"CA"}),
+        # a state listed after a negated one is negated with it (h54-08 of session 22's sealed set)
+        ("wife is due in august, how many weeks do i get as the non birthing parent? not in CA or NY", set()),
+        ("not in CA, NY or WA", set()),
+        ("I work in neither California nor New York", set()),
+        ("not in CA but in NY", {"NY"}),
+        ("not sure if CA or NY rules apply", {"CA", "NY"}),
+        ("I live in California or New York", {"CA", "NY"}),
     ],
 )
 def test_named_states(question: str, states: set[str]) -> None:
