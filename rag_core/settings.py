@@ -206,8 +206,9 @@ class CoreSettings(BaseSettings):
     # A span whose document's title holds a word the question names, and which itself says none of
     # them, is also read under that title (rag_core.reading.spans.Span.title_words): "rows", table rows
     # only ("How much is the dental deductible?": the tier row never says "dental"); "all", sentences
-    # too (session 20: more reach, more near misses); "off". true / false name "all" / "off".
-    reader_title_words: TitleReading = Field(default="off", alias="READER_TITLE_WORDS")
+    # too (session 20: more reach, more near misses); "off". true / false name "all" / "off". "rows" is
+    # the default since session 22, after its sealed check (benchmarks/README.md "Session 22").
+    reader_title_words: TitleReading = Field(default="rows", alias="READER_TITLE_WORDS")
     near_topic_margin: float = Field(default=0.08, alias="NEAR_TOPIC_MARGIN")
     # The topic gate with the reader on (rag_core.reading.topic). read: an undocumented question word
     # blocks only when taking it out raises the best read sentence by more than TOPIC_ABLATION_MARGIN
