@@ -75,7 +75,7 @@ _CODE = re.compile(r"\b(?:in\s+)?([A-Za-z]{2})\b")
 # and "in" / "from". "not sure if California…" is not such a negation, and neither is "outside
 # Washington" (travelling outside the home state is a question about the home state's plan).
 _NEGATED_BEFORE = re.compile(
-    r"(?:\bnot|n't|n’t|\bnever)\s+"
+    r"(?:\bnot|n't|n’t|\bnever|\bneither)\s+"
     r"(?:(?:live|living|work|working|based|located|reside|residing|employed)\s+)?(?:(?:in|from)\s+)?$",
     re.IGNORECASE,
 )
@@ -84,7 +84,6 @@ _NEGATED_BEFORE = re.compile(
 # A state listed right after one the asker says they are not in ("not in CA or NY", "not in CA, NY or
 # WA", "neither CA nor NY") is negated with it: only a separator lies between the two mentions.
 _LISTED_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:or|nor|and)\s+)?(?:/\s*)?(?:in\s+)?$", re.IGNORECASE)
-_NEITHER_BEFORE = re.compile(r"\bneither\s+(?:(?:in|from)\s+)?$", re.IGNORECASE)
 
 
 def named_states(question: str) -> set[str]:
@@ -119,5 +118,4 @@ def _mentions(question: str) -> list[tuple[int, int, str]]:
 
 
 def _negated(question: str, start: int) -> bool:
-    before = question[:start]
-    return _NEGATED_BEFORE.search(before) is not None or _NEITHER_BEFORE.search(before) is not None
+    return _NEGATED_BEFORE.search(question[:start]) is not None
