@@ -21,7 +21,7 @@ to each sentence that shares them (``reader.read_logits``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from rag_core.text import CALENDAR_YEAR, topic_terms
 
@@ -72,12 +72,25 @@ CHAT_ABBREVIATIONS: Mapping[str, str] = {
     "std": "short-term disability (STD)",
     "ltd": "long-term disability (LTD)",
     "ortho": "orthodontia",
+    # The coverage tier employees name for themselves: premium and HSA tables say "Employee only",
+    # deductible and out-of-pocket tables "individual". Read as typed, "how much is enhanced dental per
+    # paycheck if its just me?" quoted the other three tiers' rows (h53-68, h55-18: the reader does not
+    # read "just me" as "Employee only"; benchmarks/README.md "Session 22").
+    "just me": "just me (employee only, individual)",
+    "just myself": "just myself (employee only, individual)",
+    "just for me": "just for me (employee only, individual)",
+    "only me": "only me (employee only, individual)",
 }
+
+
 # An abbreviation stands alone or between slashes ("hrs/wk"); "w/" and "w/o" end in their own slash.
-_ABBREVIATION = re.compile(
-    r"(?<![\w])(" + "|".join(re.escape(k) for k in sorted(CHAT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w])",
-    re.IGNORECASE,
-)
+def abbreviation_pattern(abbreviations: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for ``abbreviations`` as whole words, the longest first ("w/o" before "w/")."""
+    alternatives = "|".join(re.escape(k) for k in sorted(abbreviations, key=len, reverse=True))
+    return re.compile(r"(?<![\w])(" + alternatives + r")(?![\w])", re.IGNORECASE)
+
+
+_ABBREVIATION = abbreviation_pattern(CHAT_ABBREVIATIONS)
 # "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR"). "hrs" is
 # never the department.
 _NEEDS_NUMBER = frozenset({"hr"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_core.reading import spans
+from rag_core.reading import question, spans
 from rag_core.reading.spans import row_label
 from rag_core.settings import ReaderCalibration
 from tests.rag_core.pipeline.conftest import MS_MARCO, RealCorpus, employee_row
@@ -122,3 +122,25 @@ async def test_the_companys_name_is_no_title_word(real: RealCorpus) -> None:
     state = await real.run_until("read", employee_row(DENTAL_DEDUCTIBLE), READER_TITLE_WORDS="true")
     assert state.reading is not None
     assert {w for read in state.reading.spans for w in read.span.title_words} == {"dental"}
+
+
+# Session 22: h55-18 of a sealed set, word for word h53-68 of session 20. Every dental tier row reads 5-6
+# under the plan's title, and "just me" names none of them: read as typed, the three quoted were the other
+# tiers' rows.
+JUST_ME = "how much is enhanced dental per paycheck if its just me?"
+
+
+async def test_just_me_is_read_as_the_employee_only_tier(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(JUST_ME))
+    assert not answer.abstained
+    assert answer.answer.startswith("Coverage tier: Employee only;") and "$9.80" in answer.answer
+
+
+async def test_without_the_tier_written_out_the_answer_quotes_other_tiers(
+    real: RealCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The mutation: "just me" left as typed, as before session 22.
+    typed = [key for key in question.CHAT_ABBREVIATIONS if "(employee only" not in question.CHAT_ABBREVIATIONS[key]]
+    monkeypatch.setattr(question, "_ABBREVIATION", question.abbreviation_pattern(typed))
+    answer = await real.answer(employee_row(JUST_ME))
+    assert not answer.answer.startswith("Coverage tier: Employee only;")

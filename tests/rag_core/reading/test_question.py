@@ -36,6 +36,9 @@ pytestmark = pytest.mark.unit
             "work from home people in my department, any information because doctor said",
         ),
         ("U.S. employees", "U.S. employees"),  # no single-letter shorthand
+        ("dental per paycheck if its just me?", "dental per paycheck if its just me (employee only, individual)?"),
+        ("Just myself on the PPO", "just myself (employee only, individual) on the PPO"),
+        ("is it justme", "is it justme"),  # whole words only
     ],
 )
 def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
