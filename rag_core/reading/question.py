@@ -76,10 +76,10 @@ CHAT_ABBREVIATIONS: Mapping[str, str] = {
     # deductible and out-of-pocket tables "individual". Read as typed, "how much is enhanced dental per
     # paycheck if its just me?" quoted the other three tiers' rows (h53-68, h55-18: the reader does not
     # read "just me" as "Employee only"; benchmarks/README.md "Session 22").
-    "just me": "just me (employee only, individual)",
-    "just myself": "just myself (employee only, individual)",
-    "just for me": "just for me (employee only, individual)",
-    "only me": "only me (employee only, individual)",
+    **{
+        phrase: f"{phrase} (employee only, individual)"
+        for phrase in ("just me", "just myself", "just for me", "only me")
+    },
 }
 
 

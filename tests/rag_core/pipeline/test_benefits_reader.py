@@ -140,7 +140,7 @@ async def test_without_the_tier_written_out_the_answer_quotes_other_tiers(
     real: RealCorpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The mutation: "just me" left as typed, as before session 22.
-    typed = [key for key in question.CHAT_ABBREVIATIONS if "(employee only" not in question.CHAT_ABBREVIATIONS[key]]
+    typed = [key for key, written in question.CHAT_ABBREVIATIONS.items() if "(employee only" not in written]
     monkeypatch.setattr(question, "_ABBREVIATION", question.abbreviation_pattern(typed))
     answer = await real.answer(employee_row(JUST_ME))
     assert not answer.answer.startswith("Coverage tier: Employee only;")
