@@ -29,4 +29,13 @@ for f in benchmarks/tailspin/tailspin-*.jsonl; do m=$(basename $f .jsonl)
   TRUSTED_LINK_HOSTS=$(cat benchmarks/tailspin/trusted-link-hosts.txt) $B eval $f --data-dir $D/tailspin --json --no-progress \
     --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
+# The self-only tier phrases ("just me", "only me"…) on each corpus (benchmarks/README.md "Session 23").
+for f in benchmarks/tier_phrases/*.jsonl; do m=tier-$(basename $f .jsonl)
+  case $m in
+    tier-fabrikam-*) $B eval $f --data-dir $D/bb --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err;;
+    tier-contoso-*) $B eval $f --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err;;
+    tier-tailspin-*) TRUSTED_LINK_HOSTS=$(cat benchmarks/tailspin/trusted-link-hosts.txt) $B eval $f --data-dir $D/tailspin \
+      --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err;;
+  esac
+done
 touch $O/DONE

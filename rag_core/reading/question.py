@@ -72,14 +72,6 @@ CHAT_ABBREVIATIONS: Mapping[str, str] = {
     "std": "short-term disability (STD)",
     "ltd": "long-term disability (LTD)",
     "ortho": "orthodontia",
-    # The coverage tier employees name for themselves: premium and HSA tables say "Employee only",
-    # deductible and out-of-pocket tables "individual". Read as typed, "how much is enhanced dental per
-    # paycheck if its just me?" quoted the other three tiers' rows (h53-68, h55-18: the reader does not
-    # read "just me" as "Employee only"; benchmarks/README.md "Session 22").
-    **{
-        phrase: f"{phrase} (employee only, individual)"
-        for phrase in ("just me", "just myself", "just for me", "only me")
-    },
 }
 
 
@@ -91,6 +83,18 @@ def abbreviation_pattern(abbreviations: Iterable[str]) -> re.Pattern[str]:
 
 
 _ABBREVIATION = abbreviation_pattern(CHAT_ABBREVIATIONS)
+
+# The coverage tier employees name for themselves: premium and HSA tables say "Employee only",
+# deductible and out-of-pocket tables "individual". Read as typed, "how much is enhanced dental per
+# paycheck if its just me?" quoted the other three tiers' rows (h53-68, h55-18: the reader does not read
+# "just me" as "Employee only"). The reader only: written out for retrieval too (session 22), "individual"
+# pulled the deductible tables into the context over the premium table ("keystone per paycheck cost for
+# just me?" then quoted the other tiers). Not after "is it" or "not": "is it just me or is the ER copay
+# crazy?" and "not just me, my kids too" name no tier (benchmarks/README.md "Session 23").
+SELF_ONLY_TIER_PHRASES = ("just me", "just myself", "just for me", "only me")
+SELF_ONLY_TIER_WORDS = "employee only, individual"
+_SELF_ONLY_TIER = abbreviation_pattern(SELF_ONLY_TIER_PHRASES)
+_NAMES_NO_TIER = re.compile(r"\b(?:is\s+it|not)\s+$", re.IGNORECASE)
 # "hr" is hours only after a number ("25 hr"); otherwise it is the department ("contact HR"). "hrs" is
 # never the department.
 _NEEDS_NUMBER = frozenset({"hr"})
@@ -128,6 +132,18 @@ def expand_abbreviations(text: str) -> str:
         return CHAT_ABBREVIATIONS[word]
 
     return _ABBREVIATION.sub(expand, text)
+
+
+def with_tier_words(text: str) -> str:
+    """``text`` with the self-only coverage tier it names written out beside its words ("if its just
+    me" -> "if its just me (employee only, individual)"); "is it just me or…" and "not just me" as typed."""
+
+    def tier(match: re.Match[str]) -> str:
+        if _NAMES_NO_TIER.search(text[: match.start()]):
+            return match.group(0)
+        return f"{match.group(0)} ({SELF_ONLY_TIER_WORDS})"
+
+    return _SELF_ONLY_TIER.sub(tier, text)
 
 
 # A question asked after a condition or a conjunction ("if i buy a 2nd pair the same day is there a
@@ -219,7 +235,7 @@ def _one_line(question: str) -> str:
     text = " ".join(question.split())
     if _YEAR_PUT_ON_QUESTION.search(text):
         text = re.sub(r" (?=[?.!,;:])", "", " ".join(_YEAR_PUT_ON_QUESTION.sub(" ", text).split()))
-    return expand_abbreviations(text)
+    return with_tier_words(expand_abbreviations(text))
 
 
 def whole_question(question: str) -> str:

@@ -10,6 +10,7 @@ from rag_core.reading.question import (
     reader_queries,
     situation_words,
     whole_question,
+    with_tier_words,
 )
 
 pytestmark = pytest.mark.unit
@@ -36,13 +37,36 @@ pytestmark = pytest.mark.unit
             "work from home people in my department, any information because doctor said",
         ),
         ("U.S. employees", "U.S. employees"),  # no single-letter shorthand
-        ("dental per paycheck if its just me?", "dental per paycheck if its just me (employee only, individual)?"),
-        ("Just myself on the PPO", "just myself (employee only, individual) on the PPO"),
-        ("is it justme", "is it justme"),  # whole words only
     ],
 )
 def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
     assert expand_abbreviations(typed) == read
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("dental per paycheck if its just me?", "dental per paycheck if its just me (employee only, individual)?"),
+        ("Just myself on the PPO", "Just myself (employee only, individual) on the PPO"),
+        ("vision per paycheck for only me?", "vision per paycheck for only me (employee only, individual)?"),
+        ("just me and my wife on dental", "just me (employee only, individual) and my wife on dental"),
+        ("is it just me or is the ER copay crazy?", "is it just me or is the ER copay crazy?"),  # no tier named
+        ("can he use it or is it just for me", "can he use it or is it just for me"),
+        ("its not just me, my kids too", "its not just me, my kids too"),
+        ("is it justme", "is it justme"),  # whole words only
+    ],
+)
+def test_the_self_only_tier_is_written_out_where_it_is_named(typed: str, read: str) -> None:
+    assert with_tier_words(typed) == read
+
+
+def test_the_tier_words_are_for_the_reader_not_for_retrieval() -> None:
+    # Retrieval searches with expand_abbreviations: "individual" there pulled the deductible tables
+    # into the context over the premium table.
+    assert expand_abbreviations("keystone per paycheck cost for just me?") == "keystone per paycheck cost for just me?"
+    assert whole_question("keystone per paycheck cost for just me?") == (
+        "keystone per paycheck cost for just me (employee only, individual)?"
+    )
 
 
 def test_question_clauses_are_read_alone_and_situations_never_are() -> None:
