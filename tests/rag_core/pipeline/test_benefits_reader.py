@@ -9,6 +9,7 @@ company nobody tuned on ("Session 18") and on the sets sealed in session 20."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -148,42 +149,46 @@ async def test_without_the_tier_written_out_the_answer_quotes_other_tiers(
     assert not answer.answer.startswith("Coverage tier: Employee only;")
 
 
-# Session 23, on rows written after the tier words (benchmarks/README.md "Session 23"): said as an idiom,
-# "is it just me" names no tier, and the tier words made the reader quote the employee-only premium row.
+# Session 23, on rows written after the tier words (benchmarks/README.md "Session 23"). Said as an idiom,
+# "is it just me" names no tier: read as one, the reader quoted the employee-only premium row. Retrieval
+# searches with the question as typed: with the tier words in its query, "individual" ranked the
+# out-of-network sentence over the in-network table, and the answer quoted the out-of-network maximums.
 IDIOM = "is it just me or is the ER copay on the ppo crazy? what do i pay"
-
-
-async def test_is_it_just_me_names_no_tier(real: RealCorpus) -> None:
-    answer = await real.answer(employee_row(IDIOM))
-    assert not answer.abstained and "$300" in answer.answer
-
-
-async def test_with_the_idiom_read_as_a_tier_the_answer_loses_the_copay(
-    real: RealCorpus, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The mutation: the tier written out after "is it" too.
-    monkeypatch.setattr(question, "_NAMES_NO_TIER", re.compile(r"(?!)"))
-    answer = await real.answer(employee_row(IDIOM))
-    assert "$300" not in answer.answer
-
-
-# Session 23: retrieval searches with the question as typed. With the tier words in its query,
-# "individual" ranked the out-of-network deductible sentence over the in-network table, and the answer
-# quoted the out-of-network maximums.
 ONLY_ME_OOP = "only me on the hdhp, whats my in network oop max"
 
 
-async def test_retrieval_searches_without_the_tier_words(real: RealCorpus) -> None:
-    answer = await real.answer(employee_row(ONLY_ME_OOP))
-    assert not answer.abstained and "$4,500" in answer.answer
+def _tier_after_is_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(question, "_NAMES_NO_TIER", re.compile(r"(?!)"))
 
 
-async def test_with_the_tier_words_in_the_search_the_answer_quotes_out_of_network(
-    real: RealCorpus, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The mutation: the tier words written out for retrieval too, as in session 22.
+def _tier_words_in_the_search(monkeypatch: pytest.MonkeyPatch) -> None:  # as in session 22
     monkeypatch.setattr(
         query, "expand_abbreviations", lambda text: question.with_tier_words(question.expand_abbreviations(text))
     )
-    answer = await real.answer(employee_row(ONLY_ME_OOP))
-    assert "$4,500" not in answer.answer
+
+
+TIER_CASES = [
+    pytest.param(IDIOM, "$300", _tier_after_is_it, id="is-it-just-me-names-no-tier"),
+    pytest.param(ONLY_ME_OOP, "$4,500", _tier_words_in_the_search, id="the-search-has-no-tier-words"),
+]
+
+
+@pytest.mark.parametrize(("asked", "figure", "mutate"), TIER_CASES)
+async def test_the_tier_words_are_read_only_where_a_tier_is_named(
+    real: RealCorpus, asked: str, figure: str, mutate: Callable[[pytest.MonkeyPatch], None]
+) -> None:
+    answer = await real.answer(employee_row(asked))
+    assert not answer.abstained and figure in answer.answer
+
+
+@pytest.mark.parametrize(("asked", "figure", "mutate"), TIER_CASES)
+async def test_with_the_tier_words_where_none_belong_the_figure_is_lost(
+    real: RealCorpus,
+    monkeypatch: pytest.MonkeyPatch,
+    asked: str,
+    figure: str,
+    mutate: Callable[[pytest.MonkeyPatch], None],
+) -> None:
+    mutate(monkeypatch)
+    answer = await real.answer(employee_row(asked))
+    assert figure not in answer.answer
