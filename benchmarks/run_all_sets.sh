@@ -30,12 +30,12 @@ for f in benchmarks/tailspin/tailspin-*.jsonl; do m=$(basename $f .jsonl)
     --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
 # The self-only tier phrases ("just me", "only me"…) on each corpus (benchmarks/README.md "Session 23").
-for f in benchmarks/tier_phrases/*.jsonl; do m=tier-$(basename $f .jsonl)
+for f in benchmarks/tier_phrases/*.jsonl; do m=tier-$(basename $f .jsonl) H=
   case $m in
-    tier-fabrikam-*) $B eval $f --data-dir $D/bb --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err;;
-    tier-contoso-*) $B eval $f --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err;;
-    tier-tailspin-*) TRUSTED_LINK_HOSTS=$(cat benchmarks/tailspin/trusted-link-hosts.txt) $B eval $f --data-dir $D/tailspin \
-      --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err;;
+    tier-fabrikam-*) R=bb;;
+    tier-contoso-*) R=contoso;;
+    tier-tailspin-*) R=tailspin H=$(cat benchmarks/tailspin/trusted-link-hosts.txt);;
   esac
+  TRUSTED_LINK_HOSTS=$H $B eval $f --data-dir $D/$R --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
 touch $O/DONE

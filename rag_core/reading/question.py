@@ -225,8 +225,7 @@ def without_courtesy(text: str) -> str:
 
 def _one_line(question: str) -> str:
     """The question on one line, abbreviations and the self-only tier (``with_tier_words``) written out,
-    a calendar year put on the whole
-    question left out. The documents are this year's, and such a year made
+    a calendar year put on the whole question left out. The documents are this year's, and such a year made
     their boilerplate read as the answer: "…deductible under the PPO Plan for the 2026 plan year?" read
     the summary's "…offers … for the 2026 plan year: the Fabrikam PPO Plan and…" at 4.65 and the
     deductible row at 0.67. Whether the answer speaks for the asked year is the answer-type gate's

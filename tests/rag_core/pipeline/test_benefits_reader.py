@@ -167,28 +167,25 @@ def _tier_words_in_the_search(monkeypatch: pytest.MonkeyPatch) -> None:  # as in
     )
 
 
-TIER_CASES = [
-    pytest.param(IDIOM, "$300", _tier_after_is_it, id="is-it-just-me-names-no-tier"),
-    pytest.param(ONLY_ME_OOP, "$4,500", _tier_words_in_the_search, id="the-search-has-no-tier-words"),
-]
+# Each case: the question, the figure its answer holds, and the mutation that loses it.
+TIER_CASES: dict[str, tuple[str, str, Callable[[pytest.MonkeyPatch], None]]] = {
+    "is-it-just-me-names-no-tier": (IDIOM, "$300", _tier_after_is_it),
+    "the-search-has-no-tier-words": (ONLY_ME_OOP, "$4,500", _tier_words_in_the_search),
+}
 
 
-@pytest.mark.parametrize(("asked", "figure", "mutate"), TIER_CASES)
-async def test_the_tier_words_are_read_only_where_a_tier_is_named(
-    real: RealCorpus, asked: str, figure: str, mutate: Callable[[pytest.MonkeyPatch], None]
-) -> None:
+@pytest.mark.parametrize("case", TIER_CASES)
+async def test_the_tier_words_are_read_only_where_a_tier_is_named(real: RealCorpus, case: str) -> None:
+    asked, figure, _ = TIER_CASES[case]
     answer = await real.answer(employee_row(asked))
     assert not answer.abstained and figure in answer.answer
 
 
-@pytest.mark.parametrize(("asked", "figure", "mutate"), TIER_CASES)
+@pytest.mark.parametrize("case", TIER_CASES)
 async def test_with_the_tier_words_where_none_belong_the_figure_is_lost(
-    real: RealCorpus,
-    monkeypatch: pytest.MonkeyPatch,
-    asked: str,
-    figure: str,
-    mutate: Callable[[pytest.MonkeyPatch], None],
+    real: RealCorpus, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
+    asked, figure, mutate = TIER_CASES[case]
     mutate(monkeypatch)
     answer = await real.answer(employee_row(asked))
     assert figure not in answer.answer
