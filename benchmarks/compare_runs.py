@@ -27,6 +27,7 @@ def gold_rows(contoso_answers: Path) -> dict[str, dict[str, Any]]:
         *sorted((REPO / "benchmarks").glob("contoso_holdout*.jsonl")),
         *sorted((REPO / "benchmarks").glob("contoso_terse*.jsonl")),
         *sorted((REPO / "benchmarks" / "tailspin").glob("*.jsonl")),
+        *sorted((REPO / "benchmarks" / "tier_phrases").glob("*.jsonl")),
     ]
     for path in sets:
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -152,6 +152,7 @@ def build_pipeline(
                 unknown_word_cutoff,
                 strong_reading=bars.strong_reading,
                 rise_allowance_from=bars.rise_allowance_from,
+                dense_pass_margin=settings.topic_dense_pass_margin,
             )
         )
     if reader_model is not None and settings.key_word_ablation:

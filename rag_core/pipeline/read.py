@@ -228,8 +228,10 @@ class TopicGate(StageBase):
     the question without the word much better ("pet insurance" -> "insurance": abstain), a smaller
     one that the word is situation told around the question ("my knee surgery": the reader's gate
     already decided). Runs only for questions with such words; without a reading (Spanish) the
-    word blocks, as the exact-word gate did. A dense match of at least ``unknown_word_cutoff``
-    passes as before, and so do words told only as situation around a question read in parts
+    word blocks, as the exact-word gate did. Under a dense match of at least ``unknown_word_cutoff``
+    the word may rise the reading by up to ``dense_pass_margin`` (``math.inf``, the default: every
+    such match passes, unread; an unread question always does; benchmarks/README.md "Session 24"),
+    and words told only as situation around a question read in parts pass
     (``_asked_about``; benchmarks/README.md "Reading, session 6"). A sentence that already reads as
     a strong answer to the question as asked (a logit of at least ``strong_reading``) passes
     without the ablation: the word is then how the employee put it ("…filing a joint tax return?",
@@ -251,6 +253,7 @@ class TopicGate(StageBase):
         *,
         strong_reading: float = math.inf,
         rise_allowance_from: float = math.inf,
+        dense_pass_margin: float = math.inf,
     ) -> None:
         self.scorer = scorer
         self.margin = margin
@@ -258,27 +261,32 @@ class TopicGate(StageBase):
         self.top = top
         self.strong_reading = strong_reading
         self.rise_allowance_from = rise_allowance_from
+        self.dense_pass_margin = dense_pass_margin
 
     async def run(self, state: QueryState) -> None:
         if not state.unknown_words or not self._asked_about(state):
             return
-        if self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff:
-            return
+        strong_match = self.unknown_word_cutoff is not None and state.best_similarity >= self.unknown_word_cutoff
         reading = state.reading
-        if reading is None:  # not read (Spanish): the word blocks, as the exact-word gate did
-            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+        if reading is None:  # not read (Spanish): the word blocks unless the match is strong, as before
+            if not strong_match:
+                state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
             return
-        if reading.best >= self.strong_reading:
+        allowed = self._allowed_rise(reading.best, strong_match=strong_match)
+        if reading.best >= self.strong_reading or allowed == math.inf:
             return
         rise = await asyncio.to_thread(
             ablation_rise, self.scorer, state.question, state.unknown_words, reading, self.top
         )
-        if rise is None or rise > self._allowed_rise(reading.best):
+        # No word to take out (None) says nothing about the word under a strong match, which then passes.
+        if (rise is None and not strong_match) or (rise is not None and rise > allowed):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
-    def _allowed_rise(self, best: float) -> float:
-        """The margin, or the best reading's excess over ``rise_allowance_from`` when that is larger."""
-        return max(self.margin, best - self.rise_allowance_from)
+    def _allowed_rise(self, best: float, *, strong_match: bool = False) -> float:
+        """The margin, or the best reading's excess over ``rise_allowance_from`` when that is larger;
+        under a strong dense match at least ``dense_pass_margin``."""
+        allowed = max(self.margin, best - self.rise_allowance_from)
+        return max(allowed, self.dense_pass_margin) if strong_match else allowed
 
     @staticmethod
     def _asked_about(state: QueryState) -> bool:

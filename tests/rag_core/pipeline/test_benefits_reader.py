@@ -8,6 +8,7 @@ company nobody tuned on ("Session 18") and on the sets sealed in session 20."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
@@ -189,3 +190,32 @@ async def test_with_the_tier_words_where_none_belong_the_figure_is_lost(
     mutate(monkeypatch)
     answer = await real.answer(employee_row(asked))
     assert figure not in answer.answer
+
+
+# The TOPIC_DENSE_PASS_MARGIN option: under a strong dense match (UNKNOWN_WORD_CUTOFF) an undocumented word
+# may rise the reading by at most this much when it is taken out, instead of passing unread (the default;
+# benchmarks/README.md "Session 24"). "401k" and "match" are in no document in effect on 2026-05-01 (the
+# 401(k) plan starts in 2027); the HSA contribution sentences read 5.0 higher without them. "knee" and
+# "kick" are how the employee put a question the STD waiting period answers: +2.5.
+DENSE_PASS_OPTION = {"TOPIC_DENSE_PASS_MARGIN": 3.0}
+MATCH_401K = "trying to pick my 401k contribution % for 2026, how much does fabrikam match?"
+STD_KICK_IN = (
+    "having knee surgery next month, out maybe 5 wks. when does STD actually kick in, can i use PTO for the "
+    "first few days?"
+)
+
+
+async def test_with_the_option_a_strong_match_does_not_carry_an_undocumented_topic(real: RealCorpus) -> None:
+    state = await real.run_until("topic", employee_row(MATCH_401K), **DENSE_PASS_OPTION)
+    assert state.decided_by == "topic"
+    # The default (a strong match passes unread) answers with the HSA's figures.
+    assert real.settings().topic_dense_pass_margin == math.inf
+    assert not (await real.answer(employee_row(MATCH_401K))).abstained
+
+
+async def test_with_the_option_a_strong_match_still_carries_the_employees_phrasing(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(STD_KICK_IN), **DENSE_PASS_OPTION)
+    assert not answer.abstained and "7 calendar days" in answer.answer
+    # The mutation "no pass for a strong match" stops it at the topic gate.
+    state = await real.run_until("topic", employee_row(STD_KICK_IN), TOPIC_DENSE_PASS_MARGIN=0.0)
+    assert state.decided_by == "topic"

@@ -4,6 +4,8 @@ is the topic the documents fail to cover ("pet insurance") abstains."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rag_core.models import CrossEncoder
@@ -143,3 +145,36 @@ async def test_questions_without_unknown_words_are_not_touched(scorer: CrossEnco
     state = QueryState("How much is the ER copay on the PPO?", "token")
     await TopicGate(scorer, DEFAULT_TOPIC_ABLATION_MARGIN, unknown_word_cutoff=None).run(state)
     assert state.abstain_reason is None and state.reading is None
+
+
+async def gate_under_a_strong_match(
+    scorer: CrossEncoder, question: str, unknown: list[str], dense_pass_margin: float
+) -> QueryState:
+    """The gate after reading, for a question whose best candidate matches at 0.80 (over a 0.77 cutoff)."""
+    state = QueryState(question, "token")
+    state.unknown_words = unknown
+    state.context = state.candidates = [LIFE]  # dense 0.8
+    await ReadStage(SpanReader(scorer)).run(state)
+    gate = TopicGate(
+        scorer, DEFAULT_TOPIC_ABLATION_MARGIN, unknown_word_cutoff=0.77, dense_pass_margin=dense_pass_margin
+    )
+    await gate.run(state)
+    return state
+
+
+@pytest.mark.integration
+async def test_a_strong_match_lets_a_word_rise_the_reading_only_so_far(scorer: CrossEncoder) -> None:
+    """Taking "pet" out raises the LIFE overview's reading by more than 3 logits: a topic the documents
+    lack, whatever the dense match. With no bound (``math.inf``, the rule until session 24) it passes."""
+    question = "Does Fabrikam offer pet insurance?"
+    assert (await gate_under_a_strong_match(scorer, question, ["pet"], 3.0)).decided_by == "topic"
+    assert (await gate_under_a_strong_match(scorer, question, ["pet"], math.inf)).abstain_reason is None
+
+
+@pytest.mark.integration
+async def test_without_a_reading_a_strong_match_still_passes(scorer: CrossEncoder) -> None:
+    state = QueryState("¿Cubre Fabrikam el seguro para mascotas?", "token")
+    state.unknown_words = ["mascotas"]
+    state.candidates = [LIFE]  # dense 0.8
+    await TopicGate(scorer, DEFAULT_TOPIC_ABLATION_MARGIN, unknown_word_cutoff=0.77, dense_pass_margin=3.0).run(state)
+    assert state.abstain_reason is None
