@@ -261,7 +261,8 @@ class CoreSettings(BaseSettings):
     # question about another maximum.
     sibling_sections: bool = Field(default=True, alias="SIBLING_SECTIONS")
     other_maximum: bool = Field(default=True, alias="OTHER_MAXIMUM")
-    # … and table rows keyed by a range that does not hold the number the asker states ("4 yrs").
+    # … and table rows keyed by a range that does not hold the number the asker states ("4 yrs"); the
+    # row that holds it is read even when the reader's prefilters left it out (session 24).
     range_rows: bool = Field(default=True, alias="RANGE_ROWS")
     # not_asked: a list item read well only through its lead-in (none of the question's words that its
     # lead-in lacks is among the item's own words) answers nothing about itself (session 14).

@@ -128,6 +128,7 @@ def build_pipeline(
                     situation=settings.reader_situation_words,
                     model=LateInteractionPrefilter(late) if late is not None else None,
                     model_spans=min(settings.reader_model_spans, settings.reader_keep),
+                    range_rows=settings.range_rows,
                 ),
                 index=index if settings.reader_span_vectors == "stored" else None,
                 titles=corpus if settings.reader_title_words != "off" else None,

@@ -5,14 +5,15 @@ A handbook's vacation table keys its rows by years of service ("Less than 3 year
 balance before i stop accruing" read the "Less than 3 years" and "6 or more years" rows as well as
 the "3 to 5 years" one, and the answer showed those two. When the question states one number in the
 rows' unit ("4 yrs", "seven years", "a 4-year anniversary") and one row's range holds it, the rows
-whose ranges do not are about someone else.
+whose ranges do not are about someone else, and the row that holds it is the asker's own (the reader
+reads it even when its prefilters left it out: ``reader.SpanReader``'s ``range_rows``).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 _NUMBER_WORDS = {
@@ -55,13 +56,20 @@ _BETWEEN = re.compile(
 )
 _FROM = re.compile(rf"^{_NUMBER}\s*(?:\+|or more|and (?:over|up|more))\s*{_UNIT}$", re.IGNORECASE)
 _ABOVE = re.compile(rf"^(?:more than|over)\s+{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
+# One whole unit: "2 years" of a vesting schedule keyed "Less than 1", "1", "2", … "5 or more".
+_EXACT = re.compile(rf"^{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
+_UNIT_WORD = re.compile(rf"\b{_UNIT}", re.IGNORECASE)
 
 
-def label_range(label: str) -> Range | None:
+def label_range(label: str, column: str = "") -> Range | None:
     """The range a row label names ("Less than 3 years" -> [0, 3) years; "3 to 5 years" -> [3, 6):
-    whole units, so 5.5 years of service is still "3 to 5"; "6 or more years" -> [6, inf)), or None."""
+    whole units, so 5.5 years of service is still "3 to 5"; "6 or more years" -> [6, inf)), or None.
+    A label without a unit takes the one its ``column`` names, when it names one: a vesting schedule
+    keys its rows "Less than 1", "1", "2", … under "Years of vesting service", so "2" is [2, 3) years."""
     text = " ".join(label.split()).strip(" .")
-    for pattern in (_BELOW, _BETWEEN, _FROM, _ABOVE):
+    if not _UNIT_WORD.search(text) and len(units := {m["unit"].lower() for m in _UNIT_WORD.finditer(column)}) == 1:
+        text = f"{text} {units.pop()}"
+    for pattern in (_BELOW, _BETWEEN, _FROM, _ABOVE, _EXACT):
         if match := pattern.match(text):
             n, unit = _number(match["n"]), _UNITS[match["unit"].lower()]
             if pattern is _BELOW:
@@ -70,6 +78,8 @@ def label_range(label: str) -> Range | None:
                 return Range(float(match["a"]), n + 1, unit)
             if pattern is _FROM:
                 return Range(n, math.inf, unit)
+            if pattern is _EXACT:
+                return Range(n, n + 1, unit)
             return Range(math.nextafter(n, math.inf), math.inf, unit)
     return None
 
@@ -82,14 +92,14 @@ def stated_amounts(question: str) -> dict[str, set[float]]:
     return out
 
 
-def rows_out_of_range(question: str, tables: Mapping[tuple[str, str], Sequence[str]]) -> set[tuple[str, str, str]]:
-    """The (document, first column, label) rows whose range does not hold the one number the question
-    states in their unit, when another row of the same table holds it. ``tables``: the labels read
-    of each document's table, by first column."""
+def _keyed_tables(
+    question: str, tables: Mapping[tuple[str, str], Sequence[str]]
+) -> Iterator[tuple[str, str, dict[str, Range], float]]:
+    """Each range-keyed table (two or more range labels, one unit) whose unit the question states one
+    number in, held by one of its rows: (document, first column, ranges by label, the number)."""
     stated = stated_amounts(question)
-    out: set[tuple[str, str, str]] = set()
     for (document, column), labels in tables.items():
-        ranges = {label: r for label in set(labels) if (r := label_range(label)) is not None}
+        ranges = {label: r for label in set(labels) if (r := label_range(label, column)) is not None}
         units = {r.unit for r in ranges.values()}
         if len(ranges) < 2 or len(units) != 1:
             continue
@@ -98,5 +108,26 @@ def rows_out_of_range(question: str, tables: Mapping[tuple[str, str], Sequence[s
             continue
         value = next(iter(values))
         if any(r.holds(value) for r in ranges.values()):
-            out |= {(document, column, label) for label, r in ranges.items() if not r.holds(value)}
-    return out
+            yield document, column, ranges, value
+
+
+def rows_out_of_range(question: str, tables: Mapping[tuple[str, str], Sequence[str]]) -> set[tuple[str, str, str]]:
+    """The (document, first column, label) rows whose range does not hold the one number the question
+    states in their unit, when another row of the same table holds it. ``tables``: the labels read
+    of each document's table, by first column."""
+    return {
+        (document, column, label)
+        for document, column, ranges, value in _keyed_tables(question, tables)
+        for label, r in ranges.items()
+        if not r.holds(value)
+    }
+
+
+def rows_in_range(question: str, tables: Mapping[tuple[str, str], Sequence[str]]) -> set[tuple[str, str, str]]:
+    """The rows of the same tables that do hold it: the asker's own row."""
+    return {
+        (document, column, label)
+        for document, column, ranges, value in _keyed_tables(question, tables)
+        for label, r in ranges.items()
+        if r.holds(value)
+    }

@@ -25,7 +25,8 @@ import numpy as np
 from rag_core.embeddings.base import TokenEncoder
 from rag_core.models.colbert import ColbertEncoder
 from rag_core.reading.question import reader_queries, situation_words, whole_question
-from rag_core.reading.spans import Span, spans_of
+from rag_core.reading.ranges import rows_in_range
+from rag_core.reading.spans import Span, row_label, spans_of
 from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
 
@@ -176,7 +177,10 @@ class SpanReader:
         situation: bool = False,
         model: SpanPrefilter | None = None,
         model_spans: int = 0,
+        range_rows: bool = False,
     ) -> None:
+        """``range_rows``: also read the row of a range-keyed table that holds the number the question
+        states ("2 years" of a vesting schedule; ``ranges.rows_in_range``) when neither prefilter chose it."""
         if not 0 <= model_spans <= keep:
             raise ValueError(f"model_spans must be between 0 and keep ({keep})")
         self.scorer = scorer
@@ -185,6 +189,7 @@ class SpanReader:
         self.lexical = WordOverlapPrefilter()
         self.model = model
         self.model_spans = model_spans if model is not None else 0
+        self.range_rows = range_rows
 
     def read(
         self,
@@ -232,7 +237,22 @@ class SpanReader:
             rest = [i for i in range(len(spans)) if i not in taken]
             by_model = _best_first(model.scores(question, [spans[i] for i in rest]))
             chosen += [rest[j] for j in by_model[: self.model_spans]]
+        if self.range_rows:
+            chosen += [i for i in _asked_range_rows(question, spans) if i not in chosen]
         return [spans[i] for i in chosen]
+
+
+def _asked_range_rows(question: str, spans: Sequence[Span]) -> list[int]:
+    """Indexes of the table rows whose range holds the number the question states (``rows_in_range``):
+    word overlap cannot choose "Years of vesting service: 2; …" for "been here 2 yrs", and the rows the
+    prefilters chose instead are then ruled out as other askers' rows (``NotAskedStage``)."""
+    keys = [(span.chunk.document_id, *label) if (label := row_label(span.text)) else None for span in spans]
+    tables: dict[tuple[str, str], list[str]] = {}
+    for key in keys:
+        if key is not None:
+            tables.setdefault(key[:2], []).append(key[2])
+    held = rows_in_range(whole_question(question), tables)
+    return [i for i, key in enumerate(keys) if key is not None and key in held]
 
 
 def _best_first(scores: Sequence[float]) -> list[int]:

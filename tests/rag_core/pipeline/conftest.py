@@ -80,3 +80,15 @@ async def real(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCo
     assert summary.ingested, summary.render()
     yield RealCorpus(root, index, embedder, late)
     await index.aclose()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def tailspin(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
+    """The third sample company (benchmarks/tailspin/), ingested like the project's corpus."""
+    root = tmp_path_factory.mktemp("tailspin-corpus")
+    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
+    index = EdgeIndex(root / "index")
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "benchmarks" / "tailspin")
+    assert summary.ingested, summary.render()
+    yield RealCorpus(root, index, embedder, late)
+    await index.aclose()

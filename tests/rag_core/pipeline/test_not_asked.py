@@ -5,7 +5,8 @@ are not read as its answer, however well they read.
   long-term disability section ("…Elimination period: 180 days (26 weeks), so LTD begins when STD
   ends." read 5.44, the STD section's "Benefits begin on the 8th day of disability." 4.94).
 - Over the project's corpus: an employee who states their years of service is answered from the
-  vacation table's row for them, not the rows for less or more service.
+  vacation table's row for them, not the rows for less or more service; over Tailspin's, from the
+  vesting schedule's row for their years, whose labels take the unit of their column.
 - Over the fixture corpus: a question about a maximum the plan pays is not answered with the HMO's
   out-of-pocket maximum, the most the member pays.
 """
@@ -47,6 +48,35 @@ async def test_the_row_for_the_askers_years_answers_not_the_other_ranges(real: R
     answer = await real.answer(employee_row(TENURE))
     assert not answer.abstained and "240 hours" in answer.answer
     assert "Less than 3 years" not in answer.answer and "6 or more years" not in answer.answer
+
+
+# Tailspin's vesting schedule keys its rows "Less than 1", "1", "2", … "5 or more" under "Years of vesting
+# service": the unit is the column's (benchmarks/README.md "Session 24"). A `tailspin-3` row.
+VESTED = "i have 2 years of vesting service, how much of my 401k match is vested"
+
+
+async def test_the_vesting_row_for_the_askers_years_answers(tailspin: RealCorpus) -> None:
+    answer = await tailspin.answer(employee_row(VESTED))
+    assert not answer.abstained
+    assert "Years of vesting service: 2; Vested percentage of matching contributions: 40%" in answer.answer
+    assert "60%" not in answer.answer and "80%" not in answer.answer
+    # The mutation "read every row" quotes the 3-year row's 60% beside it.
+    without = await tailspin.answer(employee_row(VESTED), RANGE_ROWS=False)
+    assert "40%" in without.answer and "60%" in without.answer
+
+
+# `t8-34` of a sealed set: word overlap and ColBERT leave the "2" row out of the 12 sentences read, so the
+# reader reads the 3-, 4- and 5-year rows best; the row that holds the asker's 2 years is read too now.
+# Without that (the label rule alone, tried first) the answer quoted 60%, 80% and 100% and not the 40%.
+VESTED_CHAT = "been at tailspin 2 yrs (full yrs w/ 1000+ hrs), how vested am i in the 401k match?"
+
+
+async def test_the_row_holding_the_askers_years_is_read_when_the_prefilters_left_it_out(tailspin: RealCorpus) -> None:
+    answer = await tailspin.answer(employee_row(VESTED_CHAT))
+    assert not answer.abstained and "matching contributions: 40%" in answer.answer
+    assert "60%" not in answer.answer
+    without = await tailspin.answer(employee_row(VESTED_CHAT), RANGE_ROWS=False)
+    assert "40%" not in without.answer and "60%" in without.answer
 
 
 PLAN_MAXIMUM = "What is the HMO annual benefit maximum?"

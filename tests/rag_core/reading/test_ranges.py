@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pytest
 
-from rag_core.reading.ranges import Range, label_range, rows_out_of_range, stated_amounts
+from rag_core.reading.ranges import Range, label_range, rows_in_range, rows_out_of_range, stated_amounts
+from rag_core.reading.reader import PassageScorer, SpanReader
+from rag_core.reading.spans import spans_of
+from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.unit
 
@@ -27,6 +31,38 @@ VACATION = {("employee-handbook-2026", "Years of service"): ["Less than 3 years"
 )
 def test_a_row_label_names_a_range(label: str, expected: Range | None) -> None:
     assert label_range(label) == expected
+
+
+VESTING = {("retirement", "Years of vesting service"): ["Less than 1", "1", "2", "3", "4", "5 or more"]}
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Less than 1", Range(0.0, 1.0, "year")),
+        ("2", Range(2.0, 3.0, "year")),
+        ("5 or more", Range(5.0, math.inf, "year")),
+        ("Family", None),
+        ("3 to 5 years", Range(3.0, 6.0, "year")),  # a label's own unit stands
+    ],
+)
+def test_a_label_without_a_unit_takes_its_columns(label: str, expected: Range | None) -> None:
+    assert label_range(label, "Years of vesting service") == expected
+
+
+def test_a_label_without_a_unit_under_a_column_without_one_names_no_range() -> None:
+    assert label_range("2") is None
+    assert label_range("2", "Coverage tier") is None
+    assert label_range("2", "Days or weeks") is None  # two units: which one is unknown
+
+
+def test_the_vesting_rows_of_other_years_go() -> None:
+    """The reader read "3" and "4" of the schedule over "2" for "been at tailspin 2 yrs… how vested am i"
+    (`t8-34`, a sealed set's row, benchmarks/README.md "Session 24"); the mutation "a label needs its own
+    unit" rules out nothing here."""
+    question = "been at tailspin 2 yrs (full yrs w/ 1000+ hrs), how vested am i in the 401k match?"
+    out = rows_out_of_range(question, VESTING)
+    assert {label for _, _, label in out} == {"Less than 1", "1", "3", "4", "5 or more"}
 
 
 def test_more_than_excludes_the_number_itself() -> None:
@@ -63,3 +99,34 @@ def test_no_number_or_several_or_none_held_rules_out_nothing() -> None:
     assert rows_out_of_range("I worked 30 hours this week", VACATION) == set()  # another unit
     # a table of one range row, or rows in mixed units, is not a range-keyed table
     assert rows_out_of_range("4 years in", {("d", "Tenure"): ["3 to 5 years"]}) == set()
+
+
+def test_the_askers_row_is_the_one_in_range() -> None:
+    question = "been at tailspin 2 yrs (full yrs w/ 1000+ hrs), how vested am i in the 401k match?"
+    assert rows_in_range(question, VESTING) == {("retirement", "Years of vesting service", "2")}
+    assert rows_in_range("how vested am i?", VESTING) == set()
+
+
+VESTING_CHUNK = candidate(
+    "retirement_p3_c00",
+    "Tailspin matching contributions vest according to the following schedule, based on your years of vesting "
+    "service:\n"
+    + "\n".join(
+        f"Years of vesting service: {label}; Vested percentage of matching contributions: {pct}."
+        for label, pct in [("Less than 1", "0%"), ("1", "20%"), ("2", "40%"), ("3", "60%"), ("4", "80%")]
+    ),
+    policy_id="retirement",
+    title="Tailspin 401(k) Plan 2026",
+    heading="Vesting",
+)
+
+
+def test_the_reader_reads_the_askers_row_the_prefilter_left_out() -> None:
+    """Word overlap keeps 2 of the 6 spans here and "2" is not among them; with ``range_rows`` it is read too."""
+    question = "been at tailspin 2 yrs, how vested am i in my matching contributions?"
+    spans = spans_of([VESTING_CHUNK])
+    plain = SpanReader(cast(PassageScorer, None), keep=2)
+    assert not any(span.text.startswith("Years of vesting service: 2;") for span in plain.pool(question, spans))
+    ranged = SpanReader(cast(PassageScorer, None), keep=2, range_rows=True)
+    pool = ranged.pool(question, spans)
+    assert len(pool) == 3 and pool[-1].text.startswith("Years of vesting service: 2;")
