@@ -185,7 +185,8 @@ class AbstentionExplainer:
         if not state.unknown_words:
             return True
         if self.unknown_word_cutoff is not None and similarity >= self.unknown_word_cutoff:
-            return True  # the topic gate's own rule: a strong match reads the words as phrasing
+            # The topic gate's default rule (TOPIC_DENSE_PASS_MARGIN unset): a strong match reads the words as phrasing.
+            return True
         manifest = await self.corpus.manifest()
         record = manifest.documents.get(doc.document_id)
         if record is None:

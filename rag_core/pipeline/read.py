@@ -33,7 +33,7 @@ from rag_core.reading.reader import (
     SpanReader,
 )
 from rag_core.reading.sections import sibling_sections
-from rag_core.reading.spans import Span, row_label, spans_of
+from rag_core.reading.spans import Span, row_key, row_label, row_tables, spans_of
 from rag_core.reading.topic import ablation_rise, key_words
 from rag_core.siblings import company_words
 from rag_core.text import stem, terms, topic_terms
@@ -154,8 +154,8 @@ class NotAskedStage(StageBase):
         if self.other_maximum and asks_another_maximum(question):
             spans = [r for r in spans if not names_member_cost(r.span.text)]
         if self.range_rows:
-            outside = rows_out_of_range(question, _row_labels_read(spans))
-            spans = [r for r in spans if _row_key(r) not in outside]
+            outside = rows_out_of_range(question, row_tables(row_key(r.span) for r in spans))
+            spans = [r for r in spans if row_key(r.span) not in outside]
         if self.lone_items:
             asked = set(topic_terms(question))
             spans = [r for r in spans if not _read_on_its_lead_in(r.span, asked)]
@@ -190,20 +190,6 @@ def _sections_read(spans: Sequence[ReadSpan]) -> dict[str, tuple[str, dict[str, 
             texts = sections.setdefault(chunk.document_id, (chunk.title, {}))[1]
             texts[read.span.heading] = f"{texts.get(read.span.heading, '')} {read.span.text}"
     return sections
-
-
-def _row_key(read: ReadSpan) -> tuple[str, str, str] | None:
-    label = row_label(read.span.text)
-    return (read.span.chunk.document_id, *label) if label else None
-
-
-def _row_labels_read(spans: Sequence[ReadSpan]) -> dict[tuple[str, str], list[str]]:
-    """The labels of each document's table rows read, by first column."""
-    tables: dict[tuple[str, str], list[str]] = {}
-    for read in spans:
-        if (key := _row_key(read)) is not None:
-            tables.setdefault(key[:2], []).append(key[2])
-    return tables
 
 
 class AnswerabilityGate(StageBase):

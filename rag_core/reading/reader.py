@@ -26,7 +26,7 @@ from rag_core.embeddings.base import TokenEncoder
 from rag_core.models.colbert import ColbertEncoder
 from rag_core.reading.question import reader_queries, situation_words, whole_question
 from rag_core.reading.ranges import rows_in_range
-from rag_core.reading.spans import Span, row_label, spans_of
+from rag_core.reading.spans import Span, row_key, row_tables, spans_of
 from rag_core.text import local_idf, terms
 from rag_core.types import Candidate
 
@@ -246,12 +246,8 @@ def _asked_range_rows(question: str, spans: Sequence[Span]) -> list[int]:
     """Indexes of the table rows whose range holds the number the question states (``rows_in_range``):
     word overlap cannot choose "Years of vesting service: 2; …" for "been here 2 yrs", and the rows the
     prefilters chose instead are then ruled out as other askers' rows (``NotAskedStage``)."""
-    keys = [(span.chunk.document_id, *label) if (label := row_label(span.text)) else None for span in spans]
-    tables: dict[tuple[str, str], list[str]] = {}
-    for key in keys:
-        if key is not None:
-            tables.setdefault(key[:2], []).append(key[2])
-    held = rows_in_range(whole_question(question), tables)
+    keys = [row_key(span) for span in spans]
+    held = rows_in_range(whole_question(question), row_tables(keys))
     return [i for i, key in enumerate(keys) if key is not None and key in held]
 
 

@@ -17,7 +17,7 @@ of its own (it answers nothing before its colon)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rag_core.text import terms
@@ -106,6 +106,21 @@ def row_label(text: str) -> tuple[str, str] | None:
     """(first column, label) of a table row ("Years of service", "3 to 5 years"); None for a sentence."""
     match = _ROW.match(text)
     return (match["column"], match["label"]) if match else None
+
+
+def row_key(span: Span) -> tuple[str, str, str] | None:
+    """(document, first column, label) of a table row span; None for a sentence."""
+    label = row_label(span.text)
+    return (span.chunk.document_id, *label) if label else None
+
+
+def row_tables(keys: Iterable[tuple[str, str, str] | None]) -> dict[tuple[str, str], list[str]]:
+    """The labels of each document's table rows among ``keys`` (``row_key``), by first column."""
+    tables: dict[tuple[str, str], list[str]] = {}
+    for key in keys:
+        if key is not None:
+            tables.setdefault(key[:2], []).append(key[2])
+    return tables
 
 
 def _cells(rest: str) -> list[tuple[str, str | None]]:
