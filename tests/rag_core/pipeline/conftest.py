@@ -71,24 +71,25 @@ class RealCorpus:
             await pipeline.aclose()
 
 
-@pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def real(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
-    root = tmp_path_factory.mktemp("real-corpus")
+async def _ingested(root: Path, folder: Path) -> RealCorpus:
+    """``folder`` (its catalog and documents) ingested into a real index under ``root``."""
     embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
     index = EdgeIndex(root / "index")
-    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "corpus")
+    summary = await Ingestor(index, embedder, late=late, progress=False).run(folder)
     assert summary.ingested, summary.render()
-    yield RealCorpus(root, index, embedder, late)
-    await index.aclose()
+    return RealCorpus(root, index, embedder, late)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def real(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
+    corpus = await _ingested(tmp_path_factory.mktemp("real-corpus"), REPO / "corpus")
+    yield corpus
+    await corpus.index.aclose()
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def tailspin(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[RealCorpus]:
     """The third sample company (benchmarks/tailspin/), ingested like the project's corpus."""
-    root = tmp_path_factory.mktemp("tailspin-corpus")
-    embedder, late = LocalEmbedder.shared(), ColbertEncoder.shared()
-    index = EdgeIndex(root / "index")
-    summary = await Ingestor(index, embedder, late=late, progress=False).run(REPO / "benchmarks" / "tailspin")
-    assert summary.ingested, summary.render()
-    yield RealCorpus(root, index, embedder, late)
-    await index.aclose()
+    corpus = await _ingested(tmp_path_factory.mktemp("tailspin-corpus"), REPO / "benchmarks" / "tailspin")
+    yield corpus
+    await corpus.index.aclose()

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import pytest
 
 from rag_core.reading.ranges import Range, label_range, rows_in_range, rows_out_of_range, stated_amounts
-from rag_core.reading.reader import PassageScorer, SpanReader
-from rag_core.reading.spans import spans_of
-from tests.rag_core.candidates import candidate
 
 pytestmark = pytest.mark.unit
 
@@ -105,28 +101,3 @@ def test_the_askers_row_is_the_one_in_range() -> None:
     question = "been at tailspin 2 yrs (full yrs w/ 1000+ hrs), how vested am i in the 401k match?"
     assert rows_in_range(question, VESTING) == {("retirement", "Years of vesting service", "2")}
     assert rows_in_range("how vested am i?", VESTING) == set()
-
-
-VESTING_CHUNK = candidate(
-    "retirement_p3_c00",
-    "Tailspin matching contributions vest according to the following schedule, based on your years of vesting "
-    "service:\n"
-    + "\n".join(
-        f"Years of vesting service: {label}; Vested percentage of matching contributions: {pct}."
-        for label, pct in [("Less than 1", "0%"), ("1", "20%"), ("2", "40%"), ("3", "60%"), ("4", "80%")]
-    ),
-    policy_id="retirement",
-    title="Tailspin 401(k) Plan 2026",
-    heading="Vesting",
-)
-
-
-def test_the_reader_reads_the_askers_row_the_prefilter_left_out() -> None:
-    """Word overlap keeps 2 of the 6 spans here and "2" is not among them; with ``range_rows`` it is read too."""
-    question = "been at tailspin 2 yrs, how vested am i in my matching contributions?"
-    spans = spans_of([VESTING_CHUNK])
-    plain = SpanReader(cast(PassageScorer, None), keep=2)
-    assert not any(span.text.startswith("Years of vesting service: 2;") for span in plain.pool(question, spans))
-    ranged = SpanReader(cast(PassageScorer, None), keep=2, range_rows=True)
-    pool = ranged.pool(question, spans)
-    assert len(pool) == 3 and pool[-1].text.startswith("Years of vesting service: 2;")

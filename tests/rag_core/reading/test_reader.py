@@ -3,13 +3,16 @@ ones, and a question the context does not answer reads too low to pass the answe
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from rag_core.generation.extractive import ExtractiveGenerator
 from rag_core.models import CrossEncoder
 from rag_core.pipeline.read import AnswerabilityGate, ReadStage
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.reader import SpanReader
+from rag_core.reading.reader import PassageScorer, SpanReader
+from rag_core.reading.spans import spans_of
 from rag_core.settings import DEFAULT_READER_MIN_SCORE
 from rag_core.types import AbstainReason
 from tests.fakes.network import network_disabled
@@ -140,3 +143,28 @@ def test_a_question_clause_read_alone_gets_back_what_the_situation_named(reader:
     assert reading.situation and "12 visits" in reading.spans[0].span.text
     assert reading.best >= DEFAULT_READER_MIN_SCORE
     assert reader.read(question, [ACUPUNCTURE]).best < DEFAULT_READER_MIN_SCORE  # the default abstains
+
+
+VESTING_CHUNK = candidate(
+    "retirement_p3_c00",
+    "Tailspin matching contributions vest according to the following schedule, based on your years of vesting "
+    "service:\n"
+    + "\n".join(
+        f"Years of vesting service: {label}; Vested percentage of matching contributions: {pct}."
+        for label, pct in [("Less than 1", "0%"), ("1", "20%"), ("2", "40%"), ("3", "60%"), ("4", "80%")]
+    ),
+    policy_id="retirement",
+    title="Tailspin 401(k) Plan 2026",
+    heading="Vesting",
+)
+
+
+def test_the_reader_reads_the_askers_row_the_prefilter_left_out() -> None:
+    """Word overlap keeps 2 of the 6 spans here and "2" is not among them; with ``range_rows`` it is read too."""
+    question = "been at tailspin 2 yrs, how vested am i in my matching contributions?"
+    spans = spans_of([VESTING_CHUNK])
+    plain = SpanReader(cast(PassageScorer, None), keep=2)
+    assert not any(span.text.startswith("Years of vesting service: 2;") for span in plain.pool(question, spans))
+    ranged = SpanReader(cast(PassageScorer, None), keep=2, range_rows=True)
+    pool = ranged.pool(question, spans)
+    assert len(pool) == 3 and pool[-1].text.startswith("Years of vesting service: 2;")
