@@ -76,7 +76,7 @@ DEFAULT_TOPIC_RISE_ALLOWANCE_FROM = 5.0
 DEFAULT_TOPIC_DENSE_PASS_MARGIN = math.inf
 
 
-ReaderWeights = Literal["benefits", "ms-marco"]
+ReaderWeights = Literal["benefits", "benefits-v3", "ms-marco"]
 # Which spans are also read under their document's title (READER_TITLE_WORDS).
 TitleReading = Literal["off", "rows", "all"]
 
@@ -102,6 +102,10 @@ READER_CALIBRATIONS: dict[ReaderWeights, ReaderCalibration] = {
         DEFAULT_READER_MIN_SCORE, DEFAULT_TOPIC_STRONG_READING, DEFAULT_TOPIC_RISE_ALLOWANCE_FROM
     ),
     "benefits": ReaderCalibration(min_score=2.0, strong_reading=6.0, rise_allowance_from=4.0),
+    # v3 keeps v2's bars: its export puts its logits on the same scale, and on the later sets held out
+    # from its training a gate of 1.5 answered one chat row and two near misses more than 2.0
+    # (benchmarks/README.md "Session 25").
+    "benefits-v3": ReaderCalibration(min_score=2.0, strong_reading=6.0, rise_allowance_from=4.0),
 }
 
 # The key-word gate after the reader: abstain when the best read sentence rises by more than this many
@@ -193,6 +197,7 @@ class CoreSettings(BaseSettings):
     # sealed until their one run per reader (a third company neither reader was tuned on, and the two
     # it was) it answers more chat questions with fewer wrong answers and fewer near misses answered;
     # on its tuning sets Fabrikam's near misses rise (benchmarks/README.md "Sessions 19–20").
+    # "benefits-v3": the same fine-tune on more questions, an option (benchmarks/README.md "Session 25").
     reader_weights: ReaderWeights = Field(default="benefits", alias="READER_WEIGHTS")
     # None: the gate of the reader's weights (READER_CALIBRATIONS); read it through ``reader_calibration``.
     reader_min_score: float | None = Field(default=None, alias="READER_MIN_SCORE")

@@ -34,15 +34,20 @@ def test_max_length_bounds_the_passage(cross: CrossEncoder) -> None:
         CrossEncoder(max_length=4)
 
 
-def test_the_benefits_reader_runs_its_fine_tune_in_the_bundled_graph(cross: CrossEncoder) -> None:
-    """The shipped reader weights load over the bundled ms-marco graph (rag_core/models/data), read
-    differently from it, and still put the answering sentence first."""
-    from rag_core.models.cross import BENEFITS_READER, reader_files
+@pytest.mark.parametrize(
+    ("weights", "fine_tune"), [("benefits", "benefits-reader-v2"), ("benefits-v3", "benefits-reader-v3")]
+)
+def test_the_benefits_reader_runs_its_fine_tune_in_the_bundled_graph(
+    cross: CrossEncoder, weights: str, fine_tune: str
+) -> None:
+    """Each shipped fine-tune loads over the bundled ms-marco graph (rag_core/models/data), reads
+    differently from it, and still puts the answering sentence first."""
+    from rag_core.models.cross import reader_files
 
-    files = reader_files("benefits")
+    files = reader_files(weights)
     assert files is not None and files.weights is not None and files.weights.is_file()
     reader = CrossEncoder(files)
-    assert BENEFITS_READER in reader.model_name and cross.model_name == "ms-marco-MiniLM-L-12-v2"
+    assert fine_tune in reader.model_name and cross.model_name == "ms-marco-MiniLM-L-12-v2"
     passages = [UNRELATED, *SENTENCES, ANSWER]
     logits = reader.logits(QUESTION, passages)
     assert max(range(len(logits)), key=logits.__getitem__) == len(passages) - 1
@@ -54,5 +59,7 @@ def test_reader_weights_are_named() -> None:
     from rag_core.models.cross import reader_files
 
     assert reader_files("ms-marco") is None
+    v2, v3 = reader_files("benefits"), reader_files("benefits-v3")
+    assert v2 is not None and v3 is not None and v2.weights != v3.weights and v2.name != v3.name
     with pytest.raises(ValueError, match="unknown reader weights"):
         reader_files("bert-base")

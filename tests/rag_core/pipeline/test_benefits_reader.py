@@ -49,9 +49,34 @@ async def test_each_reader_has_its_own_gate(real: RealCorpus) -> None:
     assert real.settings(READER_MIN_SCORE=3.5).reader_calibration.min_score == 3.5
 
 
+# READER_WEIGHTS=benefits-v3: the same fine-tune on the questions of the sets written through session 24
+# (a third company's included), an option (benchmarks/README.md "Session 25"). On the later sets held out
+# from its training it answered both rows below where v2 did not (h59-35 abstained, t9-42 was answered
+# with the chiropractic row, which the asker did not ask about).
+V3 = {"READER_WEIGHTS": "benefits-v3"}
+WHOLE_FAMILY = "how much per paycheck is vision if i put my whole family on it"
+PHYSICAL_THERAPY = "hurt my knee skiing, what's the copay for physical therapy visits on keystone?"
+
+
+async def test_the_v3_reader_answers_a_chat_question_v2_leaves(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(WHOLE_FAMILY), **V3)
+    assert not answer.abstained and "$9.10" in answer.answer and "$6.20" not in answer.answer
+    # The mutation: the default weights (v2) read it under the gate or stop it at the topic gate.
+    assert (await real.answer(employee_row(WHOLE_FAMILY))).abstained
+
+
+async def test_the_v3_reader_refuses_a_neighbouring_benefits_row(tailspin: RealCorpus) -> None:
+    """Physical therapy appears in no Tailspin document; the chiropractic row is the one that reads best."""
+    assert (await tailspin.answer(employee_row(PHYSICAL_THERAPY), **V3)).abstained
+    # The mutation: v2 quotes the chiropractic row's copay.
+    answer = await tailspin.answer(employee_row(PHYSICAL_THERAPY))
+    assert not answer.abstained and "Chiropractic" in answer.answer
+
+
 async def test_each_reader_has_its_own_topic_bars(real: RealCorpus) -> None:
     assert real.settings().reader_calibration == ReaderCalibration(2.0, 6.0, 4.0)
     assert real.settings(**MS_MARCO).reader_calibration == ReaderCalibration(2.75, 7.0, 5.0)
+    assert real.settings(**V3).reader_calibration == ReaderCalibration(2.0, 6.0, 4.0)
     tuned = real.settings(TOPIC_STRONG_READING=9.0, READER_MIN_SCORE=1.0)
     assert tuned.reader_calibration == ReaderCalibration(1.0, 9.0, 4.0)  # each setting overrides its bar
 
