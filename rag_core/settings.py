@@ -194,7 +194,7 @@ class CoreSettings(BaseSettings):
     # answerability. cross-encoder | none (none: word-overlap picking and the topic gate).
     reader: str = Field(default="cross-encoder", alias="READER")
     # The reader's weights: "benefits", ms-marco with its top layers fine-tuned on benefits questions
-    # (rag_core.models.cross.BENEFITS_READER), or "ms-marco", the bundled model as published. The
+    # (rag_core.models.cross.FINE_TUNES), or "ms-marco", the bundled model as published. The
     # gates that read a question again read with the same model. The default since session 20: on sets
     # sealed until their one run per reader (a third company neither reader was tuned on, and the two
     # it was) it answers more chat questions with fewer wrong answers and fewer near misses answered;

@@ -28,16 +28,13 @@ from rag_core.models.runtime import (
 )
 
 MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
-# ms-marco with its top four layers, pooler and head fine-tuned to read benefits questions against
-# the sentences of benefits documents (``benchmarks/reader_training/``; benchmarks/README.md
-# "Reading, session 16"). Shipped as the changed layers only, run in the bundled graph.
-BENEFITS_READER = "benefits-reader-v2"
-# The same fine-tune on 40 % more questions (the sets written through session 24, a third company's
-# included): an option until the cases its default would change are reviewed (benchmarks/README.md
-# "Session 25").
-BENEFITS_READER_V3 = "benefits-reader-v3"
-# READER_WEIGHTS value -> the fine-tune's name; its file is rag_core/models/data/<name>.npz.
-FINE_TUNES = {"benefits": BENEFITS_READER, "benefits-v3": BENEFITS_READER_V3}
+# READER_WEIGHTS value -> a fine-tune of ms-marco (its file is rag_core/models/data/<name>.npz): the top
+# four layers, pooler and head trained to read benefits questions against the sentences of benefits
+# documents (``benchmarks/reader_training/``), shipped as the changed layers only, run in the bundled
+# graph. "benefits": v2 (benchmarks/README.md "Reading, session 16"); "benefits-v3": the same on 40 %
+# more questions (the sets written through session 24, a third company's included), an option until
+# the cases its default would change are reviewed (benchmarks/README.md "Session 25").
+FINE_TUNES = {"benefits": "benefits-reader-v2", "benefits-v3": "benefits-reader-v3"}
 
 
 def reader_model_name(weights: str) -> str:
