@@ -14,6 +14,7 @@ as visible rather than guessed).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +75,19 @@ def to_rgb(color: Any, space: str | None = None) -> tuple[float, float, float] |
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _cached_rgb(color: Any, space: str | None) -> tuple[float, float, float] | None:
+    return to_rgb(color, space)
+
+
+def _glyph_rgb(color: Any, space: str | None) -> tuple[float, float, float] | None:
+    """``to_rgb`` once per distinct colour (pdfplumber gives tuples; anything unhashable is judged afresh)."""
+    try:
+        return _cached_rgb(color, space)
+    except TypeError:
+        return to_rgb(color, space)
+
+
 def _luminance(rgb: tuple[float, float, float]) -> float:
     def channel(c: float) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -82,6 +96,9 @@ def _luminance(rgb: tuple[float, float, float]) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
+# A page has a few colours and tens of thousands of glyphs: judging each pair once keeps this screen
+# from being a tenth of a document's ingest CPU (pure functions of hashable tuples, so caching is safe).
+@functools.lru_cache(maxsize=4096)
 def indistinguishable(text: tuple[float, float, float], background: tuple[float, float, float]) -> bool:
     lighter, darker = sorted((_luminance(text), _luminance(background)), reverse=True)
     contrast = (lighter + 0.05) / (darker + 0.05)
@@ -133,26 +150,31 @@ def _classify(
         & (shape_box[None, :, 3] >= mid_y[:, None])
     )
     covered: np.ndarray = np.asarray((covers & later).any(axis=1))
-    beneath: np.ndarray = np.asarray(under & ~later)
+    # The background of each glyph: the last filled shape drawn before it under its middle (-1: none).
+    beneath_order = np.where(under & ~later, shape_order[None, :], -1)
+    top_below: np.ndarray = beneath_order.argmax(axis=1) if shapes else np.zeros(len(chars), dtype=int)
+    has_below: np.ndarray = beneath_order.max(axis=1) >= 0 if shapes else np.zeros(len(chars), dtype=bool)
+    tiny: np.ndarray = (box[:, 2] - box[:, 0]) < MIN_GLYPH_WIDTH
 
     for i, (_, char) in enumerate(chars):
         if not char["text"].strip():
             continue
         if off[i]:
             reasons[i] = "off_page"
-        elif float(char.get("size") or 0) <= MAX_INVISIBLE_SIZE or (box[i, 2] - box[i, 0]) < MIN_GLYPH_WIDTH:
+        elif float(char.get("size") or 0) <= MAX_INVISIBLE_SIZE or tiny[i]:
             reasons[i] = "tiny"
         elif covered[i]:
             reasons[i] = "covered"
         else:
             background: tuple[float, float, float] | None = WHITE
-            below = np.nonzero(beneath[i])[0]
-            if below.size:
-                top_shape = shapes[int(below[np.argmax(shape_order[below])])][1]
+            if has_below[i]:
+                top_shape = shapes[int(top_below[i])][1]
                 background = (
-                    None if top_shape["object_type"] == "image" else to_rgb(top_shape.get("non_stroking_color"))
+                    None
+                    if top_shape["object_type"] == "image"
+                    else _glyph_rgb(top_shape.get("non_stroking_color"), None)
                 )
-            colour = to_rgb(char.get("non_stroking_color"), char.get("ncs"))
+            colour = _glyph_rgb(char.get("non_stroking_color"), char.get("ncs"))
             if background is not None and colour is not None and indistinguishable(colour, background):
                 reasons[i] = "colour"
     return reasons
