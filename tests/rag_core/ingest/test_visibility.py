@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag_core.ingest.extract import extract_markdown, extract_pdf
-from rag_core.ingest.visibility import indistinguishable, to_rgb
+from rag_core.ingest.visibility import _classify, indistinguishable, to_rgb
 from tests.fakes.documents import build_pdf
 from tests.fakes.poisoned import HIDDEN_MARKER, HIDING, SHOWING, VISIBLE, hidden_text_pdf
 
@@ -90,3 +90,13 @@ def test_contrast_needs_both_luminance_and_hue_to_be_close() -> None:
     assert not indistinguishable((0.75, 0.75, 0.75), (1, 1, 1))  # light grey stays readable
     assert not indistinguishable((1, 0, 0), (0, 0.5, 0))  # red on green: low contrast, plainly visible
     assert not indistinguishable((0, 0, 0), (1, 1, 1))
+
+
+def test_a_colour_given_as_a_list_is_judged_like_the_same_tuple() -> None:
+    """Colours are judged once per distinct value through a cache; a list (unhashable) must not
+    slip past the screen as 'cannot judge'."""
+    white_glyph = {"text": "x", "x0": 10.0, "x1": 16.0, "top": 10.0, "bottom": 20.0, "size": 10.0}
+    page = (0.0, 0.0, 600.0, 800.0)
+    as_tuple = _classify([(0, {**white_glyph, "non_stroking_color": (1, 1, 1), "ncs": "DeviceRGB"})], [], page)
+    as_list = _classify([(0, {**white_glyph, "non_stroking_color": [1, 1, 1], "ncs": "DeviceRGB"})], [], page)
+    assert as_tuple == as_list == ["colour"]
