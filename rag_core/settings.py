@@ -240,6 +240,9 @@ class CoreSettings(BaseSettings):
     # How much a question the documents match as strongly as UNKNOWN_WORD_CUTOFF may rise when its
     # undocumented words are taken out (inf, the default: such a match passes unread; 3.0: the option).
     topic_dense_pass_margin: float = Field(default=DEFAULT_TOPIC_DENSE_PASS_MARGIN, alias="TOPIC_DENSE_PASS_MARGIN")
+    # A question read in clauses only is judged by the topic gate on the clause that names the
+    # undocumented word (TopicGate._naming_clause; benchmarks/README.md "Session 26").
+    topic_naming_clause: bool = Field(default=False, alias="TOPIC_NAMING_CLAUSE")
     # With the reader on: abstain when the answer does not depend on the question's most specific
     # documented words (rag_core.pipeline.read.KeyWordGate). Off in sessions 5-14 (it stopped about as
     # many right answers as bad ones); on since session 15, when it learnt to stay out where a sentence

@@ -154,6 +154,7 @@ def build_pipeline(
                 strong_reading=bars.strong_reading,
                 rise_allowance_from=bars.rise_allowance_from,
                 dense_pass_margin=settings.topic_dense_pass_margin,
+                judge_naming_clause=settings.topic_naming_clause,
             )
         )
     if reader_model is not None and settings.key_word_ablation:

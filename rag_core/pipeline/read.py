@@ -22,7 +22,7 @@ from rag_core.reading.answer_type import (
     names_another_year,
     names_member_cost,
 )
-from rag_core.reading.question import asked_terms, whole_question
+from rag_core.reading.question import asked_terms, reader_queries, whole_question
 from rag_core.reading.ranges import rows_out_of_range
 from rag_core.reading.reader import (
     InChunkPrefilter,
@@ -31,6 +31,7 @@ from rag_core.reading.reader import (
     Reading,
     ReadSpan,
     SpanReader,
+    read_logits,
 )
 from rag_core.reading.sections import sibling_sections
 from rag_core.reading.spans import Span, row_key, row_label, row_tables, spans_of
@@ -240,9 +241,11 @@ class TopicGate(StageBase):
         strong_reading: float = math.inf,
         rise_allowance_from: float = math.inf,
         dense_pass_margin: float = math.inf,
+        judge_naming_clause: bool = False,
     ) -> None:
         self.scorer = scorer
         self.margin = margin
+        self.judge_naming_clause = judge_naming_clause
         self.unknown_word_cutoff = unknown_word_cutoff
         self.top = top
         self.strong_reading = strong_reading
@@ -258,15 +261,41 @@ class TopicGate(StageBase):
             if not strong_match:
                 state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
             return
+        question = state.question
+        naming = self._naming_clause(state) if self.judge_naming_clause else None
+        if naming is not None:
+            question = naming
+            reading = await asyncio.to_thread(self._read_for, naming, reading)
         allowed = self._allowed_rise(reading.best, strong_match=strong_match)
         if reading.best >= self.strong_reading or allowed == math.inf:
             return
-        rise = await asyncio.to_thread(
-            ablation_rise, self.scorer, state.question, state.unknown_words, reading, self.top
-        )
+        rise = await asyncio.to_thread(ablation_rise, self.scorer, question, state.unknown_words, reading, self.top)
         # No word to take out (None) says nothing about the word under a strong match, which then passes.
         if (rise is None and not strong_match) or (rise is not None and rise > allowed):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+
+    @staticmethod
+    def _naming_clause(state: QueryState) -> str | None:
+        """The first question clause, when the question is read in clauses only, that clause names an
+        undocumented word and a later one does not: "Does the Keystone plan cover acupuncture, and what
+        is the copay per visit?" reads the chiropractic row strongly for its second clause, which asks
+        about what the first one named. The first clause sets the topic the later ones ask about, so
+        what the answer would show must answer it. A word first named in a later clause is a question
+        added to an answerable one ("how much PTO do i get, and is there a cap on how much i can
+        bank?"), which the reader's gate decides as before (benchmarks/README.md "Session 26")."""
+        queries = reader_queries(state.question)
+        if len(queries) < 2 or whole_question(state.question) in queries:
+            return None
+        unknown = set(state.unknown_words) | {stem(word) for word in state.unknown_words}
+        names = [bool(unknown & set(topic_terms(query))) for query in queries]
+        return queries[0] if names[0] and not all(names) else None
+
+    def _read_for(self, clause: str, reading: Reading) -> Reading:
+        """The ``top`` sentences the answer would draw on, read again for ``clause`` alone, best first."""
+        spans = [read.span for read in reading.spans[: self.top]]
+        scores = read_logits(self.scorer, clause, spans, situation=reading.situation)
+        ranked = sorted(zip(spans, scores, strict=True), key=lambda pair: -pair[1])
+        return Reading([ReadSpan(span, score) for span, score in ranked], situation=reading.situation)
 
     def _allowed_rise(self, best: float, *, strong_match: bool = False) -> float:
         """The margin, or the best reading's excess over ``rise_allowance_from`` when that is larger;
