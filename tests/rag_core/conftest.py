@@ -46,7 +46,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "UNKNOWN_WORD_CUTOFF": None,
         "RERANKER": "auto",
         "LATE_INTERACTION": "colbert",
-        "READER_WEIGHTS": "benefits",
+        "READER_WEIGHTS": "benefits-v4",
         "READER_MIN_SCORE": None,
         "READER_MODEL_SPANS": 4,
         "READER_SPAN_VECTORS": "stored",

@@ -54,6 +54,7 @@ async def test_each_reader_has_its_own_gate(real: RealCorpus) -> None:
 # from its training it answered both rows below where v2 did not (h59-35 abstained, t9-42 was answered
 # with the chiropractic row, which the asker did not ask about).
 V3 = {"READER_WEIGHTS": "benefits-v3"}
+V2: dict[str, object] = {"READER_WEIGHTS": "benefits"}  # the default of sessions 20-25
 WHOLE_FAMILY = "how much per paycheck is vision if i put my whole family on it"
 PHYSICAL_THERAPY = "hurt my knee skiing, what's the copay for physical therapy visits on keystone?"
 
@@ -61,15 +62,15 @@ PHYSICAL_THERAPY = "hurt my knee skiing, what's the copay for physical therapy v
 async def test_the_v3_reader_answers_a_chat_question_v2_leaves(real: RealCorpus) -> None:
     answer = await real.answer(employee_row(WHOLE_FAMILY), **V3)
     assert not answer.abstained and "$9.10" in answer.answer and "$6.20" not in answer.answer
-    # The mutation: the default weights (v2) read it under the gate or stop it at the topic gate.
-    assert (await real.answer(employee_row(WHOLE_FAMILY))).abstained
+    # The mutation: v2's weights read it under the gate or stop it at the topic gate.
+    assert (await real.answer(employee_row(WHOLE_FAMILY), **V2)).abstained
 
 
 async def test_the_v3_reader_refuses_a_neighbouring_benefits_row(tailspin: RealCorpus) -> None:
     """Physical therapy appears in no Tailspin document; the chiropractic row is the one that reads best."""
     assert (await tailspin.answer(employee_row(PHYSICAL_THERAPY), **V3)).abstained
     # The mutation: v2 quotes the chiropractic row's copay.
-    answer = await tailspin.answer(employee_row(PHYSICAL_THERAPY))
+    answer = await tailspin.answer(employee_row(PHYSICAL_THERAPY), **V2)
     assert not answer.abstained and "Chiropractic" in answer.answer
 
 
@@ -77,21 +78,47 @@ async def test_each_reader_has_its_own_topic_bars(real: RealCorpus) -> None:
     assert real.settings().reader_calibration == ReaderCalibration(2.0, 6.0, 4.0)
     assert real.settings(**MS_MARCO).reader_calibration == ReaderCalibration(2.75, 7.0, 5.0)
     assert real.settings(**V3).reader_calibration == ReaderCalibration(2.0, 6.0, 4.0)
+    assert real.settings(**V2).reader_calibration == ReaderCalibration(2.0, 6.0, 4.0)
     tuned = real.settings(TOPIC_STRONG_READING=9.0, READER_MIN_SCORE=1.0)
     assert tuned.reader_calibration == ReaderCalibration(1.0, 9.0, 4.0)  # each setting overrides its bar
 
 
-# "joint" occurs in no Fabrikam document; the benefits reader reads the $7,500 sentence 6.9, under
-# ms-marco's strong-reading bar (7.0) and over its own (6.0).
+# "joint" occurs in no Fabrikam document; the benefits reader v2 reads the $7,500 sentence 6.9, under
+# ms-marco's strong-reading bar (7.0) and over its own (6.0). (v4, the default since session 26, reads it
+# 5.4 and the topic gate stops it: a known loss, benchmarks/README.md "Session 26".)
 JOINT = "What is the 2026 limit for the Dependent Care FSA for a married couple filing a joint tax return?"
 
 
 async def test_the_benefits_reader_passes_a_strong_reading_on_its_own_scale(real: RealCorpus) -> None:
-    answer = await real.answer(employee_row(JOINT))
+    answer = await real.answer(employee_row(JOINT), **V2)
     assert not answer.abstained and "$7,500 per household" in answer.answer
     # The mutation "ms-marco's bars for every reader" stops it at the topic gate.
-    state = await real.run_until("topic", employee_row(JOINT), TOPIC_STRONG_READING=7.0, TOPIC_RISE_ALLOWANCE_FROM=5.0)
+    state = await real.run_until(
+        "topic", employee_row(JOINT), TOPIC_STRONG_READING=7.0, TOPIC_RISE_ALLOWANCE_FROM=5.0, **V2
+    )
     assert state.decided_by == "topic"
+
+
+# READER_WEIGHTS=benefits-v4, the default since session 26: v2's form trained on every set written through
+# session 25. On the trio sealed after it (240 rows, run once per reader) it answered five chat rows v2
+# left and refused five near misses v2 answered (benchmarks/README.md "Session 26"); two of each:
+MARRIED = "just got married last weekend!! how long do i have to add my husband to my medical plan?"
+VOLUNTEER = "how many hours of paid volunteer time off do we get a year? my team wants to help at a food bank"
+
+
+async def test_the_v4_reader_answers_a_chat_question_v2_leaves(real: RealCorpus) -> None:
+    answer = await real.answer(employee_row(MARRIED))
+    assert not answer.abstained and "30 days" in answer.answer
+    # The mutation: v2's weights read it under the gate.
+    assert (await real.answer(employee_row(MARRIED), **V2)).abstained
+
+
+async def test_the_v4_reader_refuses_a_near_miss_v2_answers_with_the_vacation_table(real: RealCorpus) -> None:
+    """Volunteer time off is in no Fabrikam document; v2 quotes the vacation table's hours."""
+    assert (await real.answer(employee_row(VOLUNTEER))).abstained
+    # The mutation: v2's weights.
+    answer = await real.answer(employee_row(VOLUNTEER), **V2)
+    assert not answer.abstained and "Annual vacation" in answer.answer
 
 
 # The sample corpus's first suggested prompt. The benefits reader reads the deductible row, which holds both

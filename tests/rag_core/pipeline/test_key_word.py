@@ -67,11 +67,15 @@ async def test_an_answer_that_does_not_depend_on_what_was_asked_abstains(real: R
 
 
 # the right answers that rise most: h7-17 +2.57 ("if someone ends up on LTD for depression how long do
-# the benefits last"), g-001/g-004/g-063 the gold rows that rise most
-@pytest.mark.parametrize("row_id", ["h7-17", "g-001", "g-004", "g-063"])
-async def test_a_right_answer_goes_through(real: RealCorpus, row_id: str) -> None:
+# the benefits last"; with the benefits reader v2: v4, the default since session 26, reads it 5.7 and the
+# gate stops it, a known loss, benchmarks/README.md "Session 26"), g-001/g-004/g-063 the gold rows that rise most
+@pytest.mark.parametrize(
+    ("row_id", "weights"), [("h7-17", "benefits"), ("g-001", None), ("g-004", None), ("g-063", None)]
+)
+async def test_a_right_answer_goes_through(real: RealCorpus, row_id: str, weights: str | None) -> None:
     row = GOLD[row_id]
-    assert await ask(real, row, KEY_WORD_ABLATION=True) == (False, None)
+    reader = {"READER_WEIGHTS": weights} if weights else {}
+    assert await ask(real, row, KEY_WORD_ABLATION=True, **reader) == (False, None)
 
 
 async def test_a_sentence_that_names_the_asked_thing_is_not_stopped(real: RealCorpus) -> None:
