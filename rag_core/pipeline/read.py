@@ -208,6 +208,11 @@ class AnswerabilityGate(StageBase):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
 
+def _names_any(words: Sequence[str], terms: frozenset[str]) -> bool:
+    """Does any of ``words`` (the topic gate's undocumented words) occur in ``terms`` (topic terms, stems)?"""
+    return any(word in terms or stem(word) in terms for word in words)
+
+
 class TopicGate(StageBase):
     """The topic gate after reading: a question word no visible document contains blocks the
     question only when it is part of what is asked. The best ``top`` read sentences are read again
@@ -227,7 +232,9 @@ class TopicGate(StageBase):
     back from parental leave… without a pay cut?" and 7.2 without "coming" and "cut" answers the
     question either way, while a word that is the topic moves a middling reading by more than it
     stands above that line ("Does Northwind Health Plus cover lasik…": 5.6, +1.1) (benchmarks/README.md
-    "Reading, session 11")."""
+    "Reading, session 11"). A question read in clauses only whose first clause names the word and a
+    later clause does not is judged on that first clause's reading (``judge_naming_clause``,
+    TOPIC_NAMING_CLAUSE; benchmarks/README.md "Session 26")."""
 
     name = "topic"
 
@@ -276,18 +283,17 @@ class TopicGate(StageBase):
 
     @staticmethod
     def _naming_clause(state: QueryState) -> str | None:
-        """The first question clause, when the question is read in clauses only, that clause names an
-        undocumented word and a later one does not: "Does the Keystone plan cover acupuncture, and what
-        is the copay per visit?" reads the chiropractic row strongly for its second clause, which asks
-        about what the first one named. The first clause sets the topic the later ones ask about, so
+        """For a question read in clauses only: its first clause, when that clause names an undocumented
+        word and a later one does not. "Does the Keystone plan cover acupuncture, and what is the copay
+        per visit?" reads the chiropractic row strongly for its second clause, which asks about what the
+        first one named. The first clause sets the topic the later ones ask about, so
         what the answer would show must answer it. A word first named in a later clause is a question
         added to an answerable one ("how much PTO do i get, and is there a cap on how much i can
         bank?"), which the reader's gate decides as before (benchmarks/README.md "Session 26")."""
         queries = reader_queries(state.question)
         if len(queries) < 2 or whole_question(state.question) in queries:
             return None
-        unknown = set(state.unknown_words) | {stem(word) for word in state.unknown_words}
-        names = [bool(unknown & set(topic_terms(query))) for query in queries]
+        names = [_names_any(state.unknown_words, frozenset(topic_terms(query))) for query in queries]
         return queries[0] if names[0] and not all(names) else None
 
     def _read_for(self, clause: str, reading: Reading) -> Reading:
@@ -315,7 +321,7 @@ class TopicGate(StageBase):
         asked = asked_terms(state.question)
         if asked is None:
             return True
-        return any(word in asked or stem(word) in asked for word in state.unknown_words)
+        return _names_any(state.unknown_words, asked)
 
 
 class KeyWordGate(StageBase):
