@@ -194,12 +194,13 @@ class CoreSettings(BaseSettings):
     # The reader (rag_core.reading): a cross-encoder picks the answer sentences and decides
     # answerability. cross-encoder | none (none: word-overlap picking and the topic gate).
     reader: str = Field(default="cross-encoder", alias="READER")
-    # The reader's weights: "benefits", ms-marco with its top layers fine-tuned on benefits questions
-    # (rag_core.models.cross.FINE_TUNES), or "ms-marco", the bundled model as published. The
-    # gates that read a question again read with the same model. The default since session 20: on sets
-    # sealed until their one run per reader (a third company neither reader was tuned on, and the two
-    # it was) it answers more chat questions with fewer wrong answers and fewer near misses answered;
-    # on its tuning sets Fabrikam's near misses rise (benchmarks/README.md "Sessions 19–20").
+    # The reader's weights: a fine-tune of ms-marco's top layers on benefits questions
+    # (rag_core.models.cross.FINE_TUNES), or "ms-marco", the bundled model as published. The gates
+    # that read a question again read with the same model. "benefits" (v2), the default of sessions
+    # 20-25: on sets sealed until their one run per reader (a third company neither reader was tuned
+    # on, and the two it was) it answered more chat questions than ms-marco with fewer wrong answers and
+    # fewer near misses answered; on its tuning sets Fabrikam's near misses rose (benchmarks/README.md
+    # "Sessions 19–20").
     # "benefits-v3": the same fine-tune on more questions, an option (benchmarks/README.md "Session 25").
     # "benefits-v4", the default since session 26: the same on every set written through session 25. On
     # the trio sealed after it (240 rows, once per reader) 5 near misses fewer answered (6 -> 1 of 60) and

@@ -64,3 +64,14 @@ def test_reader_weights_are_named() -> None:
     assert len({files.weights for files in fine_tunes}) == len({files.name for files in fine_tunes}) == 3
     with pytest.raises(ValueError, match="unknown reader weights"):
         reader_files("bert-base")
+
+
+def test_every_reader_weights_setting_has_a_model_and_bars() -> None:
+    """A fine-tune is named in three places (the setting's values, FINE_TUNES, READER_CALIBRATIONS);
+    one added to some but not all would fail only when someone picked it."""
+    from typing import get_args
+
+    from rag_core.models.cross import FINE_TUNES
+    from rag_core.settings import READER_CALIBRATIONS, ReaderWeights
+
+    assert set(get_args(ReaderWeights)) == {*FINE_TUNES, "ms-marco"} == set(READER_CALIBRATIONS)
