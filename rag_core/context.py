@@ -14,7 +14,7 @@ def select_context(
     chosen: list[Candidate] = []
     used = 0
     for candidate in candidates:
-        if candidate.dense_score < cutoff:
+        if candidate.gate_similarity < cutoff:
             continue  # no chunk under the cutoff ever reaches a prompt
         # The count stored at ingest spares a question the tokenizer load (~0.4 s cold).
         cost = candidate.token_count if candidate.token_count is not None else count_tokens(candidate.content)

@@ -4,6 +4,7 @@ interaction (ColBERT MaxSim) in the same query, always under the access filter."
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,14 +16,18 @@ from rag_core.sparse import bm25_query
 from rag_core.types import Candidate
 
 
-def to_candidate(point: ScoredPoint, query_vector: np.ndarray, query_tokens: int = 0) -> Candidate:
+def to_candidate(
+    point: ScoredPoint, query_vector: np.ndarray, query_tokens: int = 0, clause_vectors: Sequence[np.ndarray] = ()
+) -> Candidate:
     payload = point.payload
     # MaxSim sums one best cosine per question token; divided by the token count it is a mean cosine,
     # comparable across questions of different lengths (same order).
     late = point.late_score / query_tokens if point.late_score is not None and query_tokens else None
     # Stored vectors and the query are unit length, so the dot product is the cosine the gate needs
     # (the fused RRF score is a rank statistic, not a similarity).
-    dense = float(np.dot(np.asarray(point.dense, dtype=np.float32), query_vector)) if point.dense else 0.0
+    stored = np.asarray(point.dense, dtype=np.float32) if point.dense else None
+    dense = float(np.dot(stored, query_vector)) if stored is not None else 0.0
+    asked = max((float(np.dot(stored, v)) for v in clause_vectors), default=None) if stored is not None else None
     return Candidate(
         chunk_id=payload["chunk_id"],
         document_id=payload["document_id"],
@@ -40,6 +45,7 @@ def to_candidate(point: ScoredPoint, query_vector: np.ndarray, query_tokens: int
         token_count=payload.get("token_count"),
         fused_score=point.fused_score,
         dense_score=dense,
+        asked_score=asked,
         late_score=late,
     )
 
@@ -71,9 +77,12 @@ class HybridRetriever:
         *,
         query_vector: np.ndarray | None = None,
         query_tokens: list[list[float]] | None = None,
+        clause_vectors: Sequence[np.ndarray] = (),
     ) -> list[Candidate]:
         """Candidates, best first: in MaxSim order with a token encoder, else in fused order. What the
         caller already computed for this question (its vector, its token vectors) is not recomputed.
+        ``clause_vectors``: the question's asking clauses, each candidate's best cosine to them kept as
+        its ``asked_score`` (the order does not use it).
         ``access`` is required: there is no unfiltered search."""
         if not isinstance(access, AccessFilter):
             raise TypeError("retrieve() requires an AccessFilter")
@@ -89,4 +98,4 @@ class HybridRetriever:
             prefetch_limit=self.candidates,
             late=tokens,
         )
-        return [to_candidate(p, dense, len(tokens or ())) for p in points]
+        return [to_candidate(p, dense, len(tokens or ()), clause_vectors) for p in points]

@@ -210,6 +210,9 @@ class CoreSettings(BaseSettings):
     # None: the gate of the reader's weights (READER_CALIBRATIONS); read it through ``reader_calibration``.
     reader_min_score: float | None = Field(default=None, alias="READER_MIN_SCORE")
     reader_keep: int = Field(default=12, alias="READER_KEEP")
+    # The similarity cutoff also passes a chunk that matches a question's asking clause well enough
+    # when the whole question (its situation's words included) does not (EmbedStage).
+    asking_clause_similarity: bool = Field(default=True, alias="ASKING_CLAUSE_SIMILARITY")
     # Up to two more quoted sentences when they read within this many logits of the best (negative: never).
     answer_tie_margin: float = Field(default=DEFAULT_ANSWER_TIE_MARGIN, alias="ANSWER_TIE_MARGIN")
     # How many of the READER_KEEP spans read are picked by ColBERT MaxSim among those word overlap left

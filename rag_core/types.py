@@ -69,10 +69,19 @@ class Candidate(BaseModel):
     acl_groups: list[str]
     fused_score: float = 0.0
     dense_score: float = 0.0  # cosine similarity to the question; what the gate looks at
+    # The best cosine to the question's asking clauses when it has a situation around them
+    # ("rough week, i want to talk to someone. whats the EAP phone number?"); None: no such clause.
+    asked_score: float | None = None
     late_score: float | None = None  # ColBERT MaxSim per question token (late interaction on), in [-1, 1]
     rerank_score: float | None = None
     anchor: str | None = None
     token_count: int | None = None  # cl100k tokens, counted at ingest
+
+    @property
+    def gate_similarity(self) -> float:
+        """What the similarity cutoff compares: the question's cosine, or its asking clause's when
+        that matches better (the situation's words dilute the whole question's vector)."""
+        return self.dense_score if self.asked_score is None else max(self.dense_score, self.asked_score)
 
     def link(self) -> str:
         """A link to the cited page (PDF) or section (markdown)."""

@@ -180,7 +180,7 @@ def build_pipeline(
         QuestionCheck(settings.max_question_chars),
         ScopeStage(settings.rbac_signing_key.get_secret_value(), corpus, today),
         RewriteStage(corpus),
-        EmbedStage(embedder, late),
+        EmbedStage(embedder, late, asking_clauses=settings.asking_clause_similarity),
         RetrieveStage(retriever),
         SimilarityGate(cutoff, unknown_word_cutoff, topic_after_reading=topic_after_reading),
         RerankStage(reranker),

@@ -35,12 +35,11 @@ class SimilarityGate(StageBase):
     def gate_score(self, state: QueryState) -> float:
         """What the cutoff is compared with; 0 when the topic gate stops the question whatever the
         cutoff (calibration sweeps the cutoff over this)."""
-        best = state.best_similarity
-        return 0.0 if self.topic_blocks(state.unknown_words, best) else best
+        return 0.0 if self.topic_blocks(state.unknown_words, state.best_similarity) else state.best_gate_similarity
 
     async def run(self, state: QueryState) -> None:
-        best = state.best_similarity
-        if best < self.cutoff or self.topic_blocks(state.unknown_words, best):
+        # The undocumented-word bar judges the whole question: its situation's words count there.
+        if state.best_gate_similarity < self.cutoff or self.topic_blocks(state.unknown_words, state.best_similarity):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from rag_core.embeddings import EmbeddingProvider, TokenEncoder
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.question import expand_abbreviations
+from rag_core.reading.question import expand_abbreviations, reader_queries, whole_question
 from rag_core.retrieval import encode_query_tokens
 from rag_core.spelling import normalise_query, preload_dictionaries
 
@@ -54,19 +55,36 @@ class RewriteStage(StageBase):
 
 class EmbedStage(StageBase):
     """The question's dense vector and, with late interaction on, its token vectors: once per question,
-    the two side by side (independent model runs, each off the event loop)."""
+    the two side by side (independent model runs, each off the event loop).
+
+    ``asking_clauses``: an English question that tells a situation around what it asks ("rough week,
+    i think i want to talk to someone. whats the EAP phone number?") also gets a vector per asking
+    clause (``reader_queries``), so the similarity cutoff can see a chunk that matches what is asked
+    although the situation's words pull the whole question's vector away from it."""
 
     name = "embed"
 
-    def __init__(self, embedder: EmbeddingProvider, late: TokenEncoder | None = None) -> None:
+    def __init__(
+        self, embedder: EmbeddingProvider, late: TokenEncoder | None = None, *, asking_clauses: bool = False
+    ) -> None:
         self.embedder = embedder
         self.late = late
+        self.asking_clauses = asking_clauses
 
     async def run(self, state: QueryState) -> None:
-        if self.late is None:
-            dense = await self.embedder.embed_query(state.query)
-        else:
-            dense, state.query_tokens = await asyncio.gather(
-                self.embedder.embed_query(state.query), encode_query_tokens(self.late, state.query)
-            )
-        state.query_vector = np.asarray(dense, dtype=np.float32)
+        clauses = self._asking_clauses(state)
+        runs: list[Awaitable[Any]] = [self.embedder.embed_query(state.query)]
+        runs += [self.embedder.embed_query(clause) for clause in clauses]
+        if self.late is not None:
+            runs.append(encode_query_tokens(self.late, state.query))
+        done = await asyncio.gather(*runs)
+        if self.late is not None:
+            state.query_tokens = done.pop()
+        state.query_vector = np.asarray(done[0], dtype=np.float32)
+        state.clause_vectors = [np.asarray(vector, dtype=np.float32) for vector in done[1:]]
+
+    def _asking_clauses(self, state: QueryState) -> list[str]:
+        if not self.asking_clauses or state.language != "en":
+            return []
+        whole = whole_question(state.query)
+        return [clause for clause in reader_queries(state.query) if clause != whole]

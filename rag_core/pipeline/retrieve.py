@@ -16,5 +16,9 @@ class RetrieveStage(StageBase):
 
     async def run(self, state: QueryState) -> None:
         state.candidates = await self.retriever.retrieve(
-            state.query, state.require_access(), query_vector=state.query_vector, query_tokens=state.query_tokens
+            state.query,
+            state.require_access(),
+            query_vector=state.query_vector,
+            query_tokens=state.query_tokens,
+            clause_vectors=state.clause_vectors,
         )

@@ -44,6 +44,7 @@ class QueryState:
     # embed + retrieve
     query_vector: np.ndarray | None = None
     query_tokens: list[list[float]] | None = None  # late-interaction token vectors, when that is on
+    clause_vectors: list[np.ndarray] = field(default_factory=list)  # the asking clauses' (EmbedStage)
     candidates: list[Candidate] = field(default_factory=list)
     # context
     context: list[Candidate] = field(default_factory=list)
@@ -64,6 +65,11 @@ class QueryState:
     def best_similarity(self) -> float:
         """The best dense cosine among the (filtered) candidates: what the similarity gate compares."""
         return max((c.dense_score for c in self.candidates), default=0.0)
+
+    @property
+    def best_gate_similarity(self) -> float:
+        """The best similarity the cutoff compares (``Candidate.gate_similarity``)."""
+        return max((c.gate_similarity for c in self.candidates), default=0.0)
 
     @property
     def finished(self) -> bool:
