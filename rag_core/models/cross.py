@@ -34,11 +34,13 @@ MODEL_NAME = "ms-marco-MiniLM-L-12-v2"
 # graph. "benefits": v2 (benchmarks/README.md "Reading, session 16"); "benefits-v3": the same on 40 %
 # more questions (the sets written through session 24, a third company's included), an option until
 # the cases its default would change are reviewed (benchmarks/README.md "Session 25"); "benefits-v4", the
-# default since session 26: the same on every set written through session 25 ("Session 26").
+# default of session 26: the same on every set written through session 25 ("Session 26"); "benefits-v5", the
+# default since session 27: the same with session 26's two sealed trios added ("Session 27").
 FINE_TUNES = {
     "benefits": "benefits-reader-v2",
     "benefits-v3": "benefits-reader-v3",
     "benefits-v4": "benefits-reader-v4",
+    "benefits-v5": "benefits-reader-v5",
 }
 
 

@@ -36,7 +36,12 @@ def test_max_length_bounds_the_passage(cross: CrossEncoder) -> None:
 
 @pytest.mark.parametrize(
     ("weights", "fine_tune"),
-    [("benefits", "benefits-reader-v2"), ("benefits-v3", "benefits-reader-v3"), ("benefits-v4", "benefits-reader-v4")],
+    [
+        ("benefits", "benefits-reader-v2"),
+        ("benefits-v3", "benefits-reader-v3"),
+        ("benefits-v4", "benefits-reader-v4"),
+        ("benefits-v5", "benefits-reader-v5"),
+    ],
 )
 def test_the_benefits_reader_runs_its_fine_tune_in_the_bundled_graph(
     cross: CrossEncoder, weights: str, fine_tune: str
@@ -60,8 +65,9 @@ def test_reader_weights_are_named() -> None:
     from rag_core.models.cross import reader_files
 
     assert reader_files("ms-marco") is None
-    fine_tunes = [files for weights in ("benefits", "benefits-v3", "benefits-v4") if (files := reader_files(weights))]
-    assert len({files.weights for files in fine_tunes}) == len({files.name for files in fine_tunes}) == 3
+    names = ("benefits", "benefits-v3", "benefits-v4", "benefits-v5")
+    fine_tunes = [files for weights in names if (files := reader_files(weights))]
+    assert len({files.weights for files in fine_tunes}) == len({files.name for files in fine_tunes}) == 4
     with pytest.raises(ValueError, match="unknown reader weights"):
         reader_files("bert-base")
 

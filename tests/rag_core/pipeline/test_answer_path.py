@@ -566,10 +566,16 @@ async def test_company_name_alone_does_not_make_an_absent_topic_answerable(
     assert "$1,250" not in answer.answer
 
 
+# The fixture corpus's parental-leave question with v4's weights: READER_WEIGHTS=benefits-v5, the default
+# since session 27, reads both of its sentences under the gate (1.8 and 1.1; v4 2.2 and 1.5), a known loss
+# of v5 (benchmarks/README.md "Session 27"); the two tests below are about the topic gate and the margin.
+V4: dict[str, object] = {"READER_WEIGHTS": "benefits-v4"}
+
+
 async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_match(
     fixture_corpus: FixtureCorpus,
 ) -> None:
-    pipeline, _ = fixture_corpus.pipeline()
+    pipeline, _ = fixture_corpus.pipeline(**V4)
     answer = await pipeline.answer(
         "How many weeks of parental leave do I get after my baby is born?", token(["employees"])
     )
@@ -581,7 +587,7 @@ async def test_one_everyday_word_outside_the_documents_does_not_block_a_clear_ma
 # "12 weeks of paid parental leave" 1.5 for "...after my baby is born?", beyond the 5-logit margin
 # (benchmarks/README.md, "Reading models"); the benefits reader, the default since, quotes the weeks.
 async def test_the_reader_quotes_the_weeks_for_a_how_many_weeks_question(fixture_corpus: FixtureCorpus) -> None:
-    pipeline, _ = fixture_corpus.pipeline()
+    pipeline, _ = fixture_corpus.pipeline(**V4)
     answer = await pipeline.answer(
         "How many weeks of parental leave do I get after my baby is born?", token(["employees"])
     )
@@ -625,7 +631,7 @@ async def test_a_stricter_bar_for_undocumented_words_abstains_before_generation(
     # longer stops this question.
     # Nor with the strong-reading pass (TOPIC_STRONG_READING): the benefits reader reads the 12 weeks over its 6.0.
     pipeline, _ = fixture_corpus.pipeline(
-        UNKNOWN_WORD_CUTOFF=0.99, TOPIC_RISE_ALLOWANCE_FROM=math.inf, TOPIC_STRONG_READING=math.inf
+        UNKNOWN_WORD_CUTOFF=0.99, TOPIC_RISE_ALLOWANCE_FROM=math.inf, TOPIC_STRONG_READING=math.inf, **V4
     )
     answer = await pipeline.answer(ROUGH_LEAVE_Q, token(["employees"]))
     assert_clean_abstention(answer, AbstainReason.LOW_SIMILARITY)

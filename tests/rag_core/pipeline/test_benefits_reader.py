@@ -55,6 +55,7 @@ async def test_each_reader_has_its_own_gate(real: RealCorpus) -> None:
 # with the chiropractic row, which the asker did not ask about).
 V3 = {"READER_WEIGHTS": "benefits-v3"}
 V2: dict[str, object] = {"READER_WEIGHTS": "benefits"}  # the default of sessions 20-25
+V4: dict[str, object] = {"READER_WEIGHTS": "benefits-v4"}  # the default of session 26
 WHOLE_FAMILY = "how much per paycheck is vision if i put my whole family on it"
 PHYSICAL_THERAPY = "hurt my knee skiing, what's the copay for physical therapy visits on keystone?"
 
@@ -258,11 +259,21 @@ STD_KICK_IN = (
 
 
 async def test_with_the_option_a_strong_match_does_not_carry_an_undocumented_topic(real: RealCorpus) -> None:
-    state = await real.run_until("topic", employee_row(MATCH_401K), **DENSE_PASS_OPTION)
+    # With v4's weights, which read the HSA sentence 2.3 (v5, the default since session 27: 1.9, under the gate).
+    state = await real.run_until("topic", employee_row(MATCH_401K), **DENSE_PASS_OPTION, **V4)
     assert state.decided_by == "topic"
-    # The default (a strong match passes unread) answers with the HSA's figures.
+    # The option's default (a strong match passes unread) answers with the HSA's figures.
     assert real.settings().topic_dense_pass_margin == math.inf
-    assert not (await real.answer(employee_row(MATCH_401K))).abstained
+    assert not (await real.answer(employee_row(MATCH_401K), **V4)).abstained
+
+
+async def test_the_v5_reader_refuses_the_401k_match_question_v4_answers_with_the_hsa_figures(real: RealCorpus) -> None:
+    """READER_WEIGHTS=benefits-v5, the default since session 27: v4's form trained on session 26's two
+    sealed trios as well (benchmarks/README.md "Session 27")."""
+    assert (await real.answer(employee_row(MATCH_401K))).abstained
+    # The mutation: v4's weights quote "Fabrikam contributes $750 ... to your HSA".
+    answer = await real.answer(employee_row(MATCH_401K), **V4)
+    assert not answer.abstained and "HSA" in answer.answer
 
 
 async def test_with_the_option_a_strong_match_still_carries_the_employees_phrasing(real: RealCorpus) -> None:
