@@ -13,7 +13,7 @@ from rag_core.embeddings import EmbeddingProvider, TokenEncoder
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.state import QueryState
-from rag_core.reading.question import expand_abbreviations, reader_queries, whole_question
+from rag_core.reading.question import asking_clauses, expand_abbreviations
 from rag_core.retrieval import encode_query_tokens
 from rag_core.spelling import normalise_query, preload_dictionaries
 
@@ -86,5 +86,4 @@ class EmbedStage(StageBase):
     def _asking_clauses(self, state: QueryState) -> list[str]:
         if not self.asking_clauses or state.language != "en":
             return []
-        whole = whole_question(state.query)
-        return [clause for clause in reader_queries(state.query) if clause != whole]
+        return asking_clauses(state.query)

@@ -260,12 +260,18 @@ def situation_words(question: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if topic_terms(w)))
 
 
+def asking_clauses(question: str) -> list[str]:
+    """The parts of a question read as questions on their own (``reader_queries`` without the whole);
+    empty when the question is read only whole."""
+    whole = whole_question(question)
+    return [q for q in reader_queries(question) if q != whole]
+
+
 def asked_terms(question: str) -> frozenset[str] | None:
     """The topic terms of the parts of a question that are read as questions (``reader_queries``),
     or None when the question is read only whole. A word outside them was told as situation
     ("my back has been killing me since the move lol, … how many acupuncture visits?")."""
-    whole = whole_question(question)
-    asked = [q for q in reader_queries(question) if q != whole]
+    asked = asking_clauses(question)
     if not asked:
         return None
     return frozenset(t for q in asked for t in topic_terms(q))
