@@ -14,6 +14,7 @@ from rag_core.pipeline.corpus import CorpusView
 from rag_core.pipeline.explain import AbstentionExplainer
 from rag_core.pipeline.gates import ContextBudget, NamedStateGate, PrecedenceGate, SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
+from rag_core.pipeline.neighbours import NeighbourStage
 from rag_core.pipeline.query import EmbedStage, RewriteStage
 from rag_core.pipeline.question import QuestionCheck
 from rag_core.pipeline.read import (
@@ -175,6 +176,8 @@ def build_pipeline(
                 tie=settings.answer_tie_margin,
             )
         )
+    if reader_model is not None and settings.answer_neighbour_margin >= 0:
+        reading_stages.append(NeighbourStage(reader_model, settings.answer_neighbour_margin))
     retriever = HybridRetriever(index, embedder, candidates=settings.candidates, late=late)
     stages: list[Stage] = [
         QuestionCheck(settings.max_question_chars),

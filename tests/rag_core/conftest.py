@@ -24,7 +24,7 @@ from rag_core.models import ColbertEncoder
 from rag_core.pipeline import Pipeline, build_pipeline
 from rag_core.pipeline.gates import SimilarityGate
 from rag_core.pipeline.generate import GenerateStage
-from rag_core.settings import DEFAULT_ANSWER_TIE_MARGIN, CoreSettings
+from rag_core.settings import DEFAULT_ANSWER_NEIGHBOUR_MARGIN, DEFAULT_ANSWER_TIE_MARGIN, CoreSettings
 from tests.rag_core.corpus_factory import write_corpus
 from tests.rag_core.spies import SpyGenerator, SpyIndex
 
@@ -54,6 +54,7 @@ def core_settings(data_dir: Path, **overrides: object) -> CoreSettings:
         "KEY_WORD_ABLATION": True,
         "QUANTITY_SAME_DOCUMENT": True,
         "ANSWER_TIE_MARGIN": DEFAULT_ANSWER_TIE_MARGIN,
+        "ANSWER_NEIGHBOUR_MARGIN": DEFAULT_ANSWER_NEIGHBOUR_MARGIN,
         "LONE_LIST_ITEMS": True,
         "LOG_QUERIES": False,
         "RETRIEVAL_CANDIDATES": 30,
