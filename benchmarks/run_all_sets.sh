@@ -6,6 +6,9 @@
 # FABRIKAM_LAST / CONTOSO_LAST: the last held-out set of each corpus to run (a session's set list);
 # TERSE_LAST: the last terse set of each corpus (two-to-eight-word questions; benchmarks/README.md "Reading, session 17").
 # $D/tailspin: the third corpus (benchmarks/tailspin/README.md), ingested with its trusted link hosts.
+# Contoso's sets run with Contoso's own e-mail domains trusted (benchmarks/contoso-trusted-link-hosts.txt,
+# since session 28: before, its e-mail addresses were shown as "[link removed]"; benchmarks/README.md "Session 28").
+CH=$(cat benchmarks/contoso-trusted-link-hosts.txt)
 export HF_HUB_OFFLINE=1 BENEFITSBOT_TODAY=2026-11-30
 B="env PYTHONPATH=$PWD /work/main/.venv/bin/python -m bot.cli"
 O=$1; mkdir -p $O
@@ -15,14 +18,14 @@ for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABR
   $(seq -f "terse-%g" 1 "${TERSE_LAST:-2}"); do
   $B eval corpus/$f.jsonl --data-dir $D/bb --json --no-progress --details $O/$f.details > $O/$f.json 2>$O/$f.err
 done
-$B eval $C/ground_truth.jsonl --data-dir $D/contoso --labels benchmarks/contoso_answers.jsonl --json --no-progress \
+TRUSTED_LINK_HOSTS=$CH $B eval $C/ground_truth.jsonl --data-dir $D/contoso --labels benchmarks/contoso_answers.jsonl --json --no-progress \
   --details $O/contoso.details > $O/contoso.json 2>$O/contoso.err
 for n in "" $(seq -f "_%g" 2 "${CONTOSO_LAST:-58}"); do
   m=contoso-holdout${n//_/-}
-  $B eval benchmarks/contoso_holdout$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
+  TRUSTED_LINK_HOSTS=$CH $B eval benchmarks/contoso_holdout$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
 for n in $(seq 1 "${TERSE_LAST:-2}"); do
-  $B eval benchmarks/contoso_terse_$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/contoso-terse-$n.details \
+  TRUSTED_LINK_HOSTS=$CH $B eval benchmarks/contoso_terse_$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/contoso-terse-$n.details \
     > $O/contoso-terse-$n.json 2>$O/contoso-terse-$n.err
 done
 for f in benchmarks/tailspin/tailspin-*.jsonl; do m=$(basename $f .jsonl)
@@ -33,7 +36,7 @@ done
 for f in benchmarks/tier_phrases/*.jsonl; do m=tier-$(basename $f .jsonl) H=
   case $m in
     tier-fabrikam-*) R=bb;;
-    tier-contoso-*) R=contoso;;
+    tier-contoso-*) R=contoso H=$CH;;
     tier-tailspin-*) R=tailspin H=$(cat benchmarks/tailspin/trusted-link-hosts.txt);;
   esac
   TRUSTED_LINK_HOSTS=$H $B eval $f --data-dir $D/$R --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
