@@ -361,3 +361,22 @@ def write_corpus(root: Path, docs: tuple[Doc, ...] = DOCS) -> Path:
     }
     (root / "catalog.yaml").write_text(yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return root
+
+
+async def ingest_with_local_models(root: Path, docs: tuple[Doc, ...]) -> Path:
+    """Write ``docs`` under ``root / "corpus"`` and ingest them into an embedded index with the bundled
+    local models (bge-small and ColBERT, as the default does); return the data directory."""
+    from rag_core.embeddings.local import LocalEmbedder
+    from rag_core.index.edge import EdgeIndex
+    from rag_core.ingest.pipeline import Ingestor
+    from rag_core.models import ColbertEncoder
+
+    index = EdgeIndex(root / "data" / "index")
+    try:
+        summary = await Ingestor(index, LocalEmbedder.shared(), late=ColbertEncoder.shared(), progress=False).run(
+            write_corpus(root / "corpus", docs)
+        )
+    finally:
+        await index.aclose()
+    assert summary.failed == [], summary.render()
+    return root / "data"

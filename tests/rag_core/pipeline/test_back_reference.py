@@ -11,16 +11,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from rag_core.embeddings.local import LocalEmbedder
 from rag_core.generation.extractive import ExtractiveGenerator
-from rag_core.index.edge import EdgeIndex
-from rag_core.ingest.pipeline import Ingestor
-from rag_core.models import ColbertEncoder
 from rag_core.pipeline import build_pipeline
 from rag_core.reading import spans
 from rag_core.types import Answer
 from tests.rag_core.conftest import core_settings, token
-from tests.rag_core.corpus_factory import DOCS, Doc, _md, write_corpus
+from tests.rag_core.corpus_factory import DOCS, Doc, _md, ingest_with_local_models
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -49,14 +45,7 @@ QUESTION = "whats the phone number for the legal assistance line?"
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def data_dir(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Path]:
-    root = tmp_path_factory.mktemp("back-reference")
-    index = EdgeIndex(root / "data" / "index")
-    summary = await Ingestor(index, LocalEmbedder.shared(), late=ColbertEncoder.shared(), progress=False).run(
-        write_corpus(root / "corpus", (*DOCS, LEGAL_PLAN))
-    )
-    assert summary.failed == [], summary.render()
-    await index.aclose()
-    yield root / "data"
+    yield await ingest_with_local_models(tmp_path_factory.mktemp("back-reference"), (*DOCS, LEGAL_PLAN))
 
 
 async def ask(data_dir: Path) -> Answer:

@@ -14,11 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from rag_core.embeddings.local import LocalEmbedder
 from rag_core.generation.extractive import ExtractiveGenerator
-from rag_core.index.edge import EdgeIndex
-from rag_core.ingest.pipeline import Ingestor
-from rag_core.models import ColbertEncoder
 from rag_core.pipeline import build_pipeline
 from rag_core.pipeline.neighbours import NeighbourStage, neighbour_joins
 from rag_core.pipeline.state import QueryState
@@ -27,7 +23,7 @@ from rag_core.reading.spans import Span, split_spans
 from rag_core.types import Answer
 from tests.rag_core.candidates import candidate
 from tests.rag_core.conftest import core_settings, token
-from tests.rag_core.corpus_factory import DOCS, Doc, _md, write_corpus
+from tests.rag_core.corpus_factory import DOCS, Doc, _md, ingest_with_local_models
 
 LEAD = "Northwind Standard does have some exceptions when it comes to gender affirming care."
 FACT = "This plan does not cover fertility services, such as egg and sperm banking, or treatments for minors."
@@ -133,14 +129,7 @@ GENDER_CARE_QUESTION = "What exceptions apply to gender affirming care coverage 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def data_dir(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Path]:
-    root = tmp_path_factory.mktemp("neighbours")
-    index = EdgeIndex(root / "data" / "index")
-    summary = await Ingestor(index, LocalEmbedder.shared(), late=ColbertEncoder.shared(), progress=False).run(
-        write_corpus(root / "corpus", (*DOCS, GENDER_CARE))
-    )
-    assert summary.failed == [], summary.render()
-    await index.aclose()
-    yield root / "data"
+    yield await ingest_with_local_models(tmp_path_factory.mktemp("neighbours"), (*DOCS, GENDER_CARE))
 
 
 async def _ask(data_dir: Path, margin: float) -> Answer:
