@@ -8,8 +8,8 @@ every word with "What exceptions apply to gender affirming care coverage under N
 so it reads best, and quoted alone it says only that exceptions exist. Or the fact comes first and
 the best-read sentence adds to it ("These include tests for intelligence, achievement, and aptitude.
 In addition, tests that are intended to evaluate … are also not covered."). The model decides, not a
-list of lead-in words: each way of joining the best sentence to its neighbours in the same section is
-read as one passage, and the best joined reading is quoted when it reads at least ``margin`` logits
+list of lead-in words: each way of joining the best sentence to a neighbour in its paragraph is read as
+one passage, and the best joined reading is quoted when it reads at least ``margin`` logits
 above the sentence alone. The gates have already judged the question; nothing here changes a score,
 only which words the answer shows."""
 
