@@ -105,9 +105,14 @@ _NOT_TITLE_CASE = frozenset({"ltd", "std"})
 # blocks, dingbats and the variation selector / joiner that build composite emoji.
 _EMOJI = "\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001faff"
 _INTERJECTION = r"lol|lmao|rofl|haha+|ugh+|omg|smh"
+# Typed (ASCII) emoticons end a clause as emoji do ("my grandma passed away last night :( how many
+# bereavement days do i get?"): a face of eyes, an optional nose and a mouth, or a heart, standing
+# alone between spaces (never "https://" or "8:30").
+_EMOTICON = r"[:;=][-'^]?[()\[\]/\\|DPpOo3]{1,3}|[xX]D|<3+|T_T"
 _CLAUSE_END = re.compile(
     r"(?<=[?!.,;])\s+|\s+[-—–]+\s+"
     rf"|\s*[{_EMOJI}]+\s*"
+    rf"|(?:^|\s+)(?:{_EMOTICON})(?=\s|$)\s*"
     rf"|(?<![\w'])(?:{_INTERJECTION})(?![\w'])[\s,.!]*",
     re.IGNORECASE,
 )

@@ -112,6 +112,15 @@ def test_a_question_in_parts_is_read_as_its_parts() -> None:
             "broke my wrist at my kid's skate park lol 🤦 if i go to the ER on the PPO what's my copay?",
             "if i go to the emergency room on the PPO what's my copay?",
         ),
+        # so does a typed emoticon
+        (
+            "my grandma passed away last night :( how many bereavement days do i get?",
+            "how many bereavement days do i get?",
+        ),
+        (
+            "dentist says i need a crown :/ im on bronze brush, what % does the plan cover after deductible",
+            "what % does the plan cover after deductible",
+        ),
         # a question asked after a condition: the asking words come later in the clause
         (
             "my son breaks his glasses constantly lol, if i buy a 2nd pair the same day is there a discount",
@@ -121,6 +130,16 @@ def test_a_question_in_parts_is_read_as_its_parts() -> None:
 )
 def test_emoji_and_interjections_end_the_situation(typed: str, clause: str) -> None:
     assert reader_queries(typed)[1:] == [clause]
+
+
+def test_an_emoticon_is_a_clause_end_only_when_it_stands_alone() -> None:
+    # a link's "://" and a time's colon are not faces: the clause before them stays whole
+    assert reader_queries("is https://benefits.example/leave :( how many vacation days do i get?")[1:] == [
+        "how many vacation days do i get?"
+    ]
+    assert reader_queries("is the 8:30 review at https://benefits.example/leave the pto policy?") == [
+        "is the 8:30 review at https://benefits.example/leave the paid time off (vacation) policy?"
+    ]
 
 
 def test_a_condition_without_a_question_is_still_situation() -> None:
