@@ -79,6 +79,12 @@ def terms(text: str) -> list[str]:
     ]
 
 
+# FILLERS as ``terms`` stems them: "comes", "takes", "makes", "says" and "wifes" are stemmed to "com", "tak",
+# "mak", "says" and "wif", which the list's "come", "take", "make", "say" and "wife" did not catch, so "how
+# much comes out of each paycheck…" had "com" judged as a topic no document covers (h64-04; benchmarks/README.md
+# "Session 29").
+FILLER_TERMS = FILLERS | {stem(word + suffix) for word in FILLERS for suffix in ("s", "es")}
+
 # A number with a unit glued on ("2nd", "14yo", "3x") is a number, not a topic.
 _NUMBER_WORD = re.compile(r"\d+(?:st|nd|rd|th|yo|x)")
 
@@ -86,7 +92,7 @@ _NUMBER_WORD = re.compile(r"\d+(?:st|nd|rd|th|yo|x)")
 def topic_terms(text: str) -> list[str]:
     """The words of a question that name what it is about (no fillers, no numbers, no 1-2 letter words)."""
     return [
-        t for t in terms(text) if len(t) > 2 and t not in FILLERS and not t.isdigit() and not _NUMBER_WORD.fullmatch(t)
+        t for t in terms(text) if len(t) > 2 and t not in FILLER_TERMS and not t.isdigit() and not _NUMBER_WORD.fullmatch(t)
     ]
 
 
