@@ -92,7 +92,9 @@ _NUMBER_WORD = re.compile(r"\d+(?:st|nd|rd|th|yo|x)")
 def topic_terms(text: str) -> list[str]:
     """The words of a question that name what it is about (no fillers, no numbers, no 1-2 letter words)."""
     return [
-        t for t in terms(text) if len(t) > 2 and t not in FILLER_TERMS and not t.isdigit() and not _NUMBER_WORD.fullmatch(t)
+        t
+        for t in terms(text)
+        if len(t) > 2 and t not in FILLER_TERMS and not t.isdigit() and not _NUMBER_WORD.fullmatch(t)
     ]
 
 
