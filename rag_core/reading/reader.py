@@ -24,7 +24,14 @@ import numpy as np
 
 from rag_core.embeddings.base import TokenEncoder
 from rag_core.models.colbert import ColbertEncoder
-from rag_core.reading.question import reader_queries, situation_words, whole_question
+from rag_core.reading.question import (
+    points_back,
+    reader_queries,
+    referent_words,
+    situation_words,
+    whole_question,
+    with_referent,
+)
 from rag_core.reading.ranges import rows_in_range
 from rag_core.reading.spans import Span, row_key, row_tables, spans_of
 from rag_core.text import local_idf, terms
@@ -272,7 +279,10 @@ def read_logits(
     back the situation's words the sentence shares (``_read_clause``). Measured in session 5
     (benchmarks/README.md "Reading, session 5"): on 23 tuning sets +19 right answers and +4 near
     misses answered; on the two sealed sets written after it +6 right answers, +1 wrong and +2 near
-    misses answered. More reach, less safety: an HR team's choice, not the default."""
+    misses answered. More reach, less safety: an HR team's choice, not the default.
+
+    A clause that points back at the situation ("…on that plan?", ``question.points_back``) is read with
+    what the situation named in place of the pointer, whatever ``situation`` says (``_read_pointing_clause``)."""
     whole = whole_question(question)
     # Each span's texts (``Span.reader_texts``: the span, a row's cells of the columns the question
     # names, the span under its title), side by side; a span reads as its best text.
@@ -283,9 +293,15 @@ def read_logits(
         framed += texts
     read_spans = [spans[owner] for owner in owners]
     words = situation_words(question) if situation else []
+    referents = referent_words(question)
     asked = reader_queries(question)
     per_question = [
-        scorer.logits(q, framed) if q == whole else _read_clause(scorer, q, words, read_spans, framed) for q in asked
+        scorer.logits(q, framed)
+        if q == whole
+        else _read_pointing_clause(scorer, q, referents, read_spans, framed)
+        if referents and points_back(q)
+        else _read_clause(scorer, q, words, read_spans, framed)
+        for q in asked
     ]
     if corrected and corrected not in asked:
         per_question.append(scorer.logits(corrected, framed))
@@ -293,6 +309,28 @@ def read_logits(
     for owner, column in zip(owners, zip(*per_question, strict=True), strict=True):
         best[owner] = max(best[owner], *column)
     return best
+
+
+def _read_pointing_clause(
+    scorer: PassageScorer, clause: str, referents: Sequence[str], spans: Sequence[Span], framed: list[str]
+) -> list[float]:
+    """A question clause that points back at the situation ("…whats the copay to see a specialist on that
+    plan?" after "switching to northwind standard next yr."), read against each sentence with the pointing
+    phrase put as the situation's words that sentence shares ("…on the northwind standard plan?": -0.5 ->
+    7.0 for "For Northwind Standard, the co-payment is … $50 for specialist visits", benefits-v5), as typed
+    against a sentence that shares none: the referent is only ever what the sentence itself names. On, not
+    off like ``_read_clause``: it adds no word the question lacks, it says which one "that one" is
+    (benchmarks/README.md "Session 30")."""
+    groups: dict[str, list[int]] = {}
+    for index, span in enumerate(spans):
+        has = set(terms(f"{span.heading} {span.text}"))
+        shared = [w for w in referents if (t := terms(w)) and t[0] in has]
+        groups.setdefault(with_referent(clause, shared), []).append(index)
+    scores = [0.0] * len(spans)
+    for query, indexes in groups.items():
+        for index, score in zip(indexes, scorer.logits(query, [framed[i] for i in indexes]), strict=True):
+            scores[index] = score
+    return scores
 
 
 def _read_clause(

@@ -145,6 +145,18 @@ def test_a_question_clause_read_alone_gets_back_what_the_situation_named(reader:
     assert reader.read(question, [ACUPUNCTURE]).best < DEFAULT_READER_MIN_SCORE  # the default abstains
 
 
+def test_a_clause_that_points_back_is_read_with_the_plan_the_situation_named(reader: SpanReader) -> None:
+    # "…on that one?" read alone names no plan; the row that names the HDHP reads the clause as "…on the
+    # hdhp?" and passes the gate (ms-marco: 2.0 -> 5.2). The whole question is read as typed too.
+    question = "thinking of switching to the hdhp next year lol, whats the specialist copay on that one?"
+    reading = reader.read(question, [MEDICAL])
+    assert "specialist visit" in reading.spans[0].span.text
+    assert reading.best >= DEFAULT_READER_MIN_SCORE
+    # The same clause pointing at nothing the situation named reads as before: under the gate.
+    unnamed = reader.read("thinking of switching next year lol, whats the specialist copay on that one?", [MEDICAL])
+    assert unnamed.best < reading.best
+
+
 VESTING_CHUNK = candidate(
     "retirement_p3_c00",
     "Tailspin matching contributions vest according to the following schedule, based on your years of vesting "
