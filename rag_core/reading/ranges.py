@@ -54,7 +54,16 @@ _BETWEEN = re.compile(
     rf"^(?P<a>\d+)\s*(?:to|-|–|through)\s*{_NUMBER}\s+{_UNIT}$",
     re.IGNORECASE,
 )
+# The same with the unit after the first number too ("2 years to less than 5 years", "15 years or more":
+# Tailspin's PTO table), so a question's "6 yrs" finds the "5 years to less than 10 years" row.
+_ANY_UNIT = r"(?:" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+_UP_TO_BELOW = re.compile(
+    rf"^(?:at least\s+)?(?P<a>\d+)\s*(?:{_ANY_UNIT}\s*)?(?:to|but|and)\s+(?:less than|under|fewer than)\s+"
+    rf"{_NUMBER}\s+{_UNIT}$",
+    re.IGNORECASE,
+)
 _FROM = re.compile(rf"^{_NUMBER}\s*(?:\+|or more|and (?:over|up|more))\s*{_UNIT}$", re.IGNORECASE)
+_FROM_UNIT_FIRST = re.compile(rf"^{_NUMBER}\s*{_UNIT}\s*(?:\+|or more|and (?:over|up|more)|or longer)$", re.IGNORECASE)
 _ABOVE = re.compile(rf"^(?:more than|over)\s+{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
 # One whole unit: "2 years" of a vesting schedule keyed "Less than 1", "1", "2", … "5 or more".
 _EXACT = re.compile(rf"^{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
@@ -69,14 +78,16 @@ def label_range(label: str, column: str = "") -> Range | None:
     text = " ".join(label.split()).strip(" .")
     if not _UNIT_WORD.search(text) and len(units := {m["unit"].lower() for m in _UNIT_WORD.finditer(column)}) == 1:
         text = f"{text} {units.pop()}"
-    for pattern in (_BELOW, _BETWEEN, _FROM, _ABOVE, _EXACT):
+    for pattern in (_BELOW, _BETWEEN, _UP_TO_BELOW, _FROM, _FROM_UNIT_FIRST, _ABOVE, _EXACT):
         if match := pattern.match(text):
             n, unit = _number(match["n"]), _UNITS[match["unit"].lower()]
             if pattern is _BELOW:
                 return Range(0.0, n, unit)
             if pattern is _BETWEEN:
                 return Range(float(match["a"]), n + 1, unit)
-            if pattern is _FROM:
+            if pattern is _UP_TO_BELOW:
+                return Range(float(match["a"]), n, unit)
+            if pattern in (_FROM, _FROM_UNIT_FIRST):
                 return Range(n, math.inf, unit)
             if pattern is _EXACT:
                 return Range(n, n + 1, unit)
@@ -84,10 +95,21 @@ def label_range(label: str, column: str = "") -> Range | None:
     return None
 
 
+# A bound, not the asker's own number: "…with 5 to less than 10 years of service", "less than 2 years", "over
+# 6 years", "10 years or more". Read as a number, "10 years" ruled out the very row the question names.
+_BOUND_BEFORE = re.compile(
+    r"(?:(?:less|fewer|more)\s+than|under|below|over|at\s+least|up\s+to|to|through|[-–])\s*$", re.I
+)
+_BOUND_AFTER = re.compile(r"^\s*(?:or\s+(?:more|longer|less|fewer|over|under)|and\s+(?:over|up|more))\b", re.I)
+
+
 def stated_amounts(question: str) -> dict[str, set[float]]:
-    """The numbers the question states per unit ("been here 4 yrs, 20 hrs a week" -> year {4}, hour {20})."""
+    """The numbers the question states per unit ("been here 4 yrs, 20 hrs a week" -> year {4}, hour {20}),
+    never a bound it states ("less than 2 years", "5 to less than 10 years", "10 years or more")."""
     out: dict[str, set[float]] = {}
     for match in _AMOUNT.finditer(question):
+        if _BOUND_BEFORE.search(question[: match.start()]) or _BOUND_AFTER.match(question[match.end() :]):
+            continue
         out.setdefault(_UNITS[match["unit"].lower()], set()).add(_number(match["n"]))
     return out
 
