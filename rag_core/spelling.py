@@ -111,7 +111,10 @@ class QueryCorrector:
         return [
             t
             for t in topic_terms(question)
-            if t not in self._stems and not self._known_compound(t) and t not in happened
+            if t not in self._stems
+            and not self._known_compound(t)
+            and t not in happened
+            and not (other_forms(t) & self._stems)
         ]
 
     def _known_compound(self, term: str) -> bool:
@@ -150,6 +153,23 @@ def _mostly_capitals(text: str) -> bool:
 
 # A past-tense word and the word after it (none at the end of the question).
 _PAST_TENSE = re.compile(r"\b([a-z]{3,}ed)\b(?:\W+([a-z']+))?")
+
+
+_SHORT_VOWEL_END = re.compile(r"[^aeiou][aeiou][^aeiouwxy]$")  # "admit" -> "admitted", "sign" -> "signed"
+
+
+def other_forms(term: str) -> set[str]:
+    """The stems of the forms the documents may use for the question's ``term``: its plural, which the
+    light stemmer does not always bring back to it ("college" / "colleges" -> "colleg", "role" / "roles"),
+    and for a word of four letters or more its -ed / -ing forms ("admit" -> "admitted", "wait" ->
+    "waiting", "involve" -> "involved"). Only forward: a question's -ing word is not matched to its root
+    ("EV charging" is not the documents' "charge"; benchmarks/README.md "Session 30")."""
+    forms = {term + "s", term + "es"}
+    if len(term) >= 4:
+        forms |= {term + "d", term[:-1] + "ing"} if term.endswith("e") else {term + "ed", term + "ing"}
+        if _SHORT_VOWEL_END.search(term):
+            forms |= {term + term[-1] + "ed", term + term[-1] + "ing"}
+    return {stem(form) for form in forms} - {term}
 
 
 def _verbs_telling_what_happened(question: str) -> set[str]:
