@@ -126,7 +126,8 @@ class NotAskedStage(StageBase):
       a question about a maximum the plan pays or allows ("the annual benefit maximum for dental
       services"; ``answer_type.asks_another_maximum``);
     - ``range_rows``: table rows keyed by a range that does not hold the number the asker states
-      ("been here 4 yrs" rules out the "Less than 3 years" and "6 or more years" rows; ``reading.ranges``);
+      ("been here 4 yrs" rules out the "Less than 3 years" and "6 or more years" rows; ``reading.ranges``),
+      the asker's row then reading as well as the best row of its table;
     - ``lone_items``: list items that read well only through their lead-in (``_read_on_its_lead_in``).
     """
 
@@ -156,12 +157,35 @@ class NotAskedStage(StageBase):
             spans = [r for r in spans if not names_member_cost(r.span.text)]
         if self.range_rows:
             outside = rows_out_of_range(question, row_tables(row_key(r.span) for r in spans))
-            spans = [r for r in spans if row_key(r.span) not in outside]
+            spans = _asker_rows_read_as_their_table(spans, outside)
         if self.lone_items:
             asked = set(topic_terms(question))
             spans = [r for r in spans if not _read_on_its_lead_in(r.span, asked)]
         if len(spans) < len(state.reading.spans):
             state.reading = Reading(spans, situation=state.reading.situation)
+
+
+def _asker_rows_read_as_their_table(spans: Sequence[ReadSpan], outside: set[tuple[str, str, str]]) -> list[ReadSpan]:
+    """``spans`` without the rows of other askers' ranges (``outside``), each remaining row of those tables
+    read as well as its table's best row. The reader cannot compare numbers, so it reads a range-keyed
+    table's rows about alike and orders them by chance: "hit my 3 year work anniversary… how much PTO do i
+    get in a year now?" read the "Less than 2 years" row 2.32 and the asker's "2 years to less than 5
+    years" row 1.89. What the rows' readings say is that the table answers the question; which row is the
+    asker's is the range's to say (benchmarks/README.md "Session 30")."""
+    best_outside: dict[tuple[str, str], float] = {}
+    for read in spans:
+        key = row_key(read.span)
+        if key is not None and key in outside:
+            best_outside[key[:2]] = max(best_outside.get(key[:2], -math.inf), read.score)
+    kept: list[ReadSpan] = []
+    for read in spans:
+        key = row_key(read.span)
+        if key is not None and key in outside:
+            continue
+        if key is not None and key[:2] in best_outside and best_outside[key[:2]] > read.score:
+            read = ReadSpan(read.span, best_outside[key[:2]])
+        kept.append(read)
+    return sorted(kept, key=lambda read: -read.score)
 
 
 def _read_on_its_lead_in(span: Span, asked: set[str]) -> bool:

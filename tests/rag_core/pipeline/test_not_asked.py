@@ -79,6 +79,28 @@ async def test_the_row_holding_the_askers_years_is_read_when_the_prefilters_left
     assert "40%" not in without.answer and "60%" in without.answer
 
 
+# Tailspin's PTO table keys its rows "Less than 2 years", "2 years to less than 5 years", … "15 years or more":
+# the unit after both numbers (`t19-10`, `tailspin-19`; benchmarks/README.md "Session 30").
+PTO_SIX_YEARS = "been here 6 yrs now, full time. how many hrs of PTO do i get a year at this point?"
+
+
+async def test_the_pto_row_for_the_askers_years_answers(tailspin: RealCorpus) -> None:
+    answer = await tailspin.answer(employee_row(PTO_SIX_YEARS))
+    assert not answer.abstained and "Annual PTO (full-time): 176 hours" in answer.answer
+    assert "144 hours" not in answer.answer and "200 hours" not in answer.answer
+
+
+# The reader reads the table's rows about alike: "Less than 2 years" 2.32, the asker's row 1.89, under the
+# gate. With the other rows ruled out, the asker's row reads as its table's best (`t16-24`, `t20-02`).
+PTO_THREE_YEARS = "hit my 3 year work anniversary in jan (full time). how much PTO do i get in a year now?"
+
+
+async def test_the_askers_row_reads_as_well_as_its_table(tailspin: RealCorpus) -> None:
+    answer = await tailspin.answer(employee_row(PTO_THREE_YEARS))
+    assert not answer.abstained and "Annual PTO (full-time): 144 hours" in answer.answer
+    assert "120 hours" not in answer.answer and "176 hours" not in answer.answer
+
+
 PLAN_MAXIMUM = "What is the HMO annual benefit maximum?"
 
 
