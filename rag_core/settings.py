@@ -301,6 +301,11 @@ class CoreSettings(BaseSettings):
     # … and table rows keyed by a range that does not hold the number the asker states ("4 yrs"); the
     # row that holds it is read even when the reader's prefilters left it out (session 24).
     range_rows: bool = Field(default=True, alias="RANGE_ROWS")
+    # Which forms of a question word the documents may use for it to count as documented (the topic gate's
+    # undocumented words): "plural" ("college" / "colleges"), or "verb", also its -ed / -ing forms ("admit" /
+    # "admitted"): more right answers on the sets it was measured on, one near miss through on a set
+    # written after it (benchmarks/README.md "Session 30").
+    word_forms: Literal["plural", "verb"] = Field(default="plural", alias="WORD_FORMS")
     # not_asked: a list item read well only through its lead-in (none of the question's words that its
     # lead-in lacks is among the item's own words) answers nothing about itself (session 14).
     lone_list_items: bool = Field(default=True, alias="LONE_LIST_ITEMS")

@@ -96,6 +96,7 @@ def build_pipeline(
         embedder.dimension,
         late_model=late.model_name if late else None,
         late_dimension=late.dimension if late else 0,
+        verb_forms=settings.word_forms == "verb",
     )
     cutoff = settings.cutoff_for(embedder.model_name)
 

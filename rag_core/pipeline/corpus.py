@@ -24,8 +24,10 @@ class CorpusView:
         *,
         late_model: str | None = None,
         late_dimension: int = 0,
+        verb_forms: bool = False,
     ) -> None:
         self.index = index
+        self.verb_forms = verb_forms  # the spelling vocabulary's word forms (``QueryCorrector``)
         self.model_name = model_name
         self.dimension = dimension
         self.late_model = late_model  # the token encoder's, when late interaction is on
@@ -79,7 +81,7 @@ class CorpusView:
             for document_id in sorted(searchable):  # a frozenset's order changes from process to process
                 for word, count in self._manifest.documents[document_id].vocabulary.items():
                     vocabulary[word] = vocabulary.get(word, 0) + count
-            corrector = QueryCorrector(vocabulary)
+            corrector = QueryCorrector(vocabulary, verb_forms=self.verb_forms)
             if len(self._correctors) > 64:
                 self._correctors.clear()
             self._correctors[searchable] = corrector

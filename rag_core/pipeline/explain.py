@@ -191,7 +191,7 @@ class AbstentionExplainer:
         record = manifest.documents.get(doc.document_id)
         if record is None:
             return False
-        missing = QueryCorrector(record.vocabulary).unknown_topics(state.query)
+        missing = QueryCorrector(record.vocabulary, verb_forms=self.corpus.verb_forms).unknown_topics(state.query)
         return not set(missing) & set(state.unknown_words)
 
     # -- a topic to rephrase towards -------------------------------------------------------------
