@@ -321,16 +321,8 @@ def _read_pointing_clause(
     against a sentence that shares none: the referent is only ever what the sentence itself names. On, not
     off like ``_read_clause``: it adds no word the question lacks, it says which one "that one" is
     (benchmarks/README.md "Session 30")."""
-    groups: dict[str, list[int]] = {}
-    for index, span in enumerate(spans):
-        has = set(terms(f"{span.heading} {span.text}"))
-        shared = [w for w in referents if (t := terms(w)) and t[0] in has]
-        groups.setdefault(with_referent(clause, shared), []).append(index)
-    scores = [0.0] * len(spans)
-    for query, indexes in groups.items():
-        for index, score in zip(indexes, scorer.logits(query, [framed[i] for i in indexes]), strict=True):
-            scores[index] = score
-    return scores
+    queries = [with_referent(clause, _shared_words(span, referents)) for span in spans]
+    return _read_each_with_its_question(scorer, queries, framed)
 
 
 def _read_clause(
@@ -339,17 +331,27 @@ def _read_clause(
     """A question clause read alone, each sentence with the situation's words that sentence shares:
     "on health plus how many in network sessions do i get a year?" lost the acupuncture the
     employee named before it ("doc says try acupuncture."), so the acupuncture sentences read it
-    with "acupuncture" back (-2.2 -> 4.1 for "up to 12 visits per year"), the others without.
-    Sentences that get the same words are read in one call (the pool runs them side by side)."""
+    with "acupuncture" back (-2.2 -> 4.1 for "up to 12 visits per year"), the others without."""
     if not situation:
         return scorer.logits(clause, framed)
-    asked = set(terms(clause))
+    asked = frozenset(terms(clause))
+    queries = [" ".join([clause, *_shared_words(span, situation, asked)]) for span in spans]
+    return _read_each_with_its_question(scorer, queries, framed)
+
+
+def _shared_words(span: Span, words: Sequence[str], asked: frozenset[str] = frozenset()) -> list[str]:
+    """``words`` (in their order) that ``span`` or its heading uses, but not those already ``asked``."""
+    has = set(terms(f"{span.heading} {span.text}"))
+    return [w for w in words if (t := terms(w)) and t[0] in has and t[0] not in asked]
+
+
+def _read_each_with_its_question(scorer: PassageScorer, queries: Sequence[str], framed: list[str]) -> list[float]:
+    """``framed[i]`` read for ``queries[i]``; sentences with the same question are read in one call (the
+    pool runs them side by side)."""
     groups: dict[str, list[int]] = {}
-    for index, span in enumerate(spans):
-        has = set(terms(f"{span.heading} {span.text}"))
-        shared = [w for w in situation if (t := terms(w)) and t[0] in has and t[0] not in asked]
-        groups.setdefault(" ".join([clause, *shared]), []).append(index)
-    scores = [0.0] * len(spans)
+    for index, query in enumerate(queries):
+        groups.setdefault(query, []).append(index)
+    scores = [0.0] * len(queries)
     for query, indexes in groups.items():
         for index, score in zip(indexes, scorer.logits(query, [framed[i] for i in indexes]), strict=True):
             scores[index] = score
