@@ -28,7 +28,8 @@ _UNITS = {
     "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour",
 }  # fmt: skip
 _NUMBER = r"(?P<n>\d+(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
-_UNIT = r"(?P<unit>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+_UNIT_NAMES = "|".join(sorted(_UNITS, key=len, reverse=True))
+_UNIT = rf"(?P<unit>{_UNIT_NAMES})\b"
 # "4 yrs", "seven years", "a 4-year anniversary", "4+ years", "4yrs"
 _AMOUNT = re.compile(rf"(?<![\w$.,]){_NUMBER}\s*\+?\s*-?\s*{_UNIT}", re.IGNORECASE)
 
@@ -56,14 +57,15 @@ _BETWEEN = re.compile(
 )
 # The same with the unit after the first number too ("2 years to less than 5 years", "15 years or more":
 # Tailspin's PTO table), so a question's "6 yrs" finds the "5 years to less than 10 years" row.
-_ANY_UNIT = r"(?:" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+_ANY_UNIT = rf"(?:{_UNIT_NAMES})\b"
 _UP_TO_BELOW = re.compile(
     rf"^(?:at least\s+)?(?P<a>\d+)\s*(?:{_ANY_UNIT}\s*)?(?:to|but|and)\s+(?:less than|under|fewer than)\s+"
     rf"{_NUMBER}\s+{_UNIT}$",
     re.IGNORECASE,
 )
-_FROM = re.compile(rf"^{_NUMBER}\s*(?:\+|or more|and (?:over|up|more))\s*{_UNIT}$", re.IGNORECASE)
-_FROM_UNIT_FIRST = re.compile(rf"^{_NUMBER}\s*{_UNIT}\s*(?:\+|or more|and (?:over|up|more)|or longer)$", re.IGNORECASE)
+_OR_MORE = r"(?:\+|or more|or longer|and (?:over|up|more))"
+_FROM = re.compile(rf"^{_NUMBER}\s*{_OR_MORE}\s*{_UNIT}$", re.IGNORECASE)
+_FROM_UNIT_FIRST = re.compile(rf"^{_NUMBER}\s*{_UNIT}\s*{_OR_MORE}$", re.IGNORECASE)
 _ABOVE = re.compile(rf"^(?:more than|over)\s+{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
 # One whole unit: "2 years" of a vesting schedule keyed "Less than 1", "1", "2", … "5 or more".
 _EXACT = re.compile(rf"^{_NUMBER}\s+{_UNIT}$", re.IGNORECASE)
