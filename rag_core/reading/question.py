@@ -130,8 +130,17 @@ _QUESTION_START = re.compile(
 )
 
 
+# "id" and "ive" typed for "I'd" and "I've" ("whats the most id have to pay out of pocket"): the reader
+# reads "id" as an ID card, and "…the most id have to pay out of pocket in a year?" read the Plus plan's
+# out-of-pocket maximum at 3.1 against 7.7 with "I'd". Only lowercase and before a lowercase word that is
+# not what an ID is ("rx id cards", "member id number"); "ill" stays as typed ("terminally ill").
+_MISSING_APOSTROPHE = re.compile(r"\b(id|ive)(?=\s+(?!(?:cards?|numbers?|badges?)\b)[a-z])")
+_WITH_APOSTROPHE = {"id": "I'd", "ive": "I've"}
+
+
 def expand_abbreviations(text: str) -> str:
-    """Write out the chat abbreviations of ``text`` ("OOP max" -> "out-of-pocket maximum")."""
+    """Write out the chat abbreviations of ``text`` ("OOP max" -> "out-of-pocket maximum") and the
+    contractions typed without their apostrophe ("id have" -> "I'd have")."""
 
     def expand(match: re.Match[str]) -> str:
         word = match.group(0).lower()
@@ -141,7 +150,8 @@ def expand_abbreviations(text: str) -> str:
             return match.group(0)
         return CHAT_ABBREVIATIONS[word]
 
-    return _ABBREVIATION.sub(expand, text)
+    expanded = _ABBREVIATION.sub(expand, text)
+    return _MISSING_APOSTROPHE.sub(lambda match: _WITH_APOSTROPHE[match.group(1)], expanded)
 
 
 def with_tier_words(text: str) -> str:

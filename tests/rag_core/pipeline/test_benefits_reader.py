@@ -282,3 +282,19 @@ async def test_with_the_option_a_strong_match_still_carries_the_employees_phrasi
     # The mutation "no pass for a strong match" stops it at the topic gate.
     state = await real.run_until("topic", employee_row(STD_KICK_IN), TOPIC_DENSE_PASS_MARGIN=0.0)
     assert state.decided_by == "topic"
+
+
+# "ive" and "id" typed for "I've" and "I'd" (session 31, benchmarks/README.md "Session 31"): read as typed,
+# "ive got 3 years…" put the vesting row at 2.4 and the key-word gate refused it; with the apostrophe the
+# row reads 2.8 and is quoted. The same fix read "whats the most id pay out of pocket" 3.9 -> 9.1.
+VESTING_IVE = "ive got 3 years of vesting service. how much of the 401k match would i keep if i left?"
+
+
+async def test_a_contraction_typed_without_its_apostrophe_is_read_as_one(
+    tailspin: RealCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = await tailspin.answer(employee_row(VESTING_IVE))
+    assert not answer.abstained and "60%" in answer.answer
+    # The mutation: "ive" and "id" left as typed, as before session 31.
+    monkeypatch.setattr(question, "_MISSING_APOSTROPHE", re.compile(r"(?!)"))
+    assert (await tailspin.answer(employee_row(VESTING_IVE))).abstained

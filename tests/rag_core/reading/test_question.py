@@ -56,6 +56,23 @@ def test_chat_abbreviations_are_written_out(typed: str, read: str) -> None:
 @pytest.mark.parametrize(
     ("typed", "read"),
     [
+        ("whats the most id have to pay out of pocket", "whats the most I'd have to pay out of pocket"),
+        ("how much id pay per fill", "how much I'd pay per fill"),
+        ("ive been here 4 yrs", "I've been here 4 years"),
+        ("when do the new rx id cards come", "when do the new prescription id cards come"),  # an ID card
+        ("whats my member id number?", "whats my member id number?"),
+        ("my ID is on the card", "my ID is on the card"),  # typed as an ID
+        ("coverage for the terminally ill", "coverage for the terminally ill"),  # "ill" stays as typed
+        ("did i get it", "did i get it"),  # whole words only
+    ],
+)
+def test_contractions_typed_without_their_apostrophe_are_written_with_it(typed: str, read: str) -> None:
+    assert expand_abbreviations(typed) == read
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
         ("dental per paycheck if its just me?", "dental per paycheck if its just me (employee only, individual)?"),
         ("Just myself on the PPO", "Just myself (employee only, individual) on the PPO"),
         ("vision per paycheck for only me?", "vision per paycheck for only me (employee only, individual)?"),
