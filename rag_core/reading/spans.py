@@ -370,4 +370,19 @@ def spans_of(context: Sequence[Candidate]) -> list[Span]:
             if span.text not in seen:
                 seen.add(span.text)
                 out.append(span)
-    return out
+    return [span for span in out if not _tail_of_another(span, out)]
+
+
+def _tail_of_another(span: Span, spans: Sequence[Span]) -> bool:
+    """Is ``span`` the cut-off end of another span of its document? A chunk opens with the last 40 tokens
+    of the one before it, which can start inside a sentence or a table row: ": $7,500 per household…;
+    Minimum election: $120…" is the end of the dependent care FSA's row without its "Account: Dependent
+    care FSA" label, and read without it as any account's limit. When the whole sentence or row is in the
+    context too, the cut-off end says nothing it does not."""
+    return any(
+        other is not span
+        and other.chunk.document_id == span.chunk.document_id
+        and len(other.text) > len(span.text)
+        and other.text.endswith(span.text)
+        for other in spans
+    )

@@ -291,3 +291,22 @@ def test_a_heading_restated_at_the_start_of_its_sections_first_line_is_not_read_
     assert span.text == first
     assert chunk.content[span.start : span.end] == span.text
     assert span.heading == heading
+
+
+def test_the_cut_off_end_of_a_row_the_context_holds_whole_is_not_read_again() -> None:
+    # The chunker's 40-token overlap opened the next chunk inside the dependent care FSA's row: read
+    # without its label, the row's end read as any account's limit (benchmarks/README.md "Session 31").
+    row = "Account: Dependent care FSA; 2026 annual limit: $7,500 per household; Minimum election: $120."
+    first = candidate("perks_p1_c00", f"Account: Health care FSA; 2026 annual limit: $3,400 per employee.\n{row}")
+    tail = ": $7,500 per household; Minimum election: $120."
+    second = candidate("perks_p1_c01", f"{tail}\nBoth accounts carry over $680.")
+    assert [s.text for s in spans_of([second, first])] == [
+        "Both accounts carry over $680.",
+        "Account: Health care FSA; 2026 annual limit: $3,400 per employee.",
+        row,
+    ]
+    # Alone, it is all the context says, and it is read.
+    assert [s.text for s in spans_of([second])][0] == tail
+    # Another document's sentence with the same end is not a cut-off end of this one.
+    other = candidate("other_p1_c00", "Minimum election: $120.\nThe grace period ends March 15.")
+    assert "Minimum election: $120." in [s.text for s in spans_of([other, first])]
