@@ -14,14 +14,14 @@ B="env PYTHONPATH=$PWD /work/main/.venv/bin/python -m bot.cli"
 O=$1; mkdir -p $O
 D=${D:-/tmp/final4}
 C=${C:-/work/shared/benchmarks/contoso}
-for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABRIKAM_LAST:-71}") \
+for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABRIKAM_LAST:-72}") \
   $(seq -f "terse-%g" 1 "${TERSE_LAST:-2}"); do
   [ -f corpus/$f.jsonl ] || continue  # FABRIKAM_LAST past the last set sealed: skipped, not an error
   $B eval corpus/$f.jsonl --data-dir $D/bb --json --no-progress --details $O/$f.details > $O/$f.json 2>$O/$f.err
 done
 TRUSTED_LINK_HOSTS=$CH $B eval $C/ground_truth.jsonl --data-dir $D/contoso --labels benchmarks/contoso_answers.jsonl --json --no-progress \
   --details $O/contoso.details > $O/contoso.json 2>$O/contoso.err
-for n in "" $(seq -f "_%g" 2 "${CONTOSO_LAST:-64}"); do
+for n in "" $(seq -f "_%g" 2 "${CONTOSO_LAST:-65}"); do
   m=contoso-holdout${n//_/-}
   TRUSTED_LINK_HOSTS=$CH $B eval benchmarks/contoso_holdout$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
