@@ -362,7 +362,8 @@ def _units(line: str) -> list[tuple[int, int]]:
 
 def spans_of(context: Sequence[Candidate]) -> list[Span]:
     """Every span of the context chunks, duplicates (the chunker's 40-token overlap repeats the
-    tail of the previous chunk) kept once, in the first chunk that has them."""
+    tail of the previous chunk) kept once, in the first chunk that has them, and without the cut-off
+    ends of spans the context holds whole (``_tail_of_another``)."""
     seen: set[str] = set()
     out: list[Span] = []
     for chunk in context:
@@ -380,8 +381,7 @@ def _tail_of_another(span: Span, spans: Sequence[Span]) -> bool:
     care FSA" label, and read without it as any account's limit. When the whole sentence or row is in the
     context too, the cut-off end says nothing it does not."""
     return any(
-        other is not span
-        and other.chunk.document_id == span.chunk.document_id
+        other.chunk.document_id == span.chunk.document_id
         and len(other.text) > len(span.text)
         and other.text.endswith(span.text)
         for other in spans
