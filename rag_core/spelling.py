@@ -162,8 +162,8 @@ _SHORT_VOWEL_END = re.compile(r"[^aeiou][aeiou][^aeiouwxy]$")  # "admit" -> "adm
 
 
 def other_forms(term: str, *, verb_forms: bool = False) -> set[str]:
-    """The stems of the forms the documents may use for the question's ``term``: its plural (the stemmer
-    brings most plurals back to their word; this also covers the ones it does not, such as "-ies" words),
+    """The stems of the forms the documents may use for the question's ``term``: its plural, which the
+    light stemmer does not always bring back to it ("college" / "colleges" -> "colleg", "role" / "roles"),
     and with ``verb_forms``, for a word of four letters or more, its -ed / -ing forms ("admit" ->
     "admitted", "wait" -> "waiting", "involve" -> "involved"). Only forward: a question's -ing word is not
     matched to its root ("EV charging" is not the documents' "charge"). The verb forms are an option: on the
