@@ -179,10 +179,14 @@ _MEMBER_COSTS = (
     *(asked for asked, _named in _AMOUNT_KINDS),
 )
 # "…the most I'd pay", "is there a cap on what we spend", "worst case", "besides the allowance is there
-# a separate charge": what the employee pays.
+# a separate charge": what the employee pays. So is "the maximum a member pays" and a cap "per fill" (a
+# prescription's cost share: "im on trailhead and my specialty med is expensive af. is there a cap per
+# fill?" lost the "Tier 4: Specialty … up to $350 per fill" row, 3.3, as a member cost; benchmarks/README.md
+# "Session 32").
 _ASKS_WHAT_YOU_PAY = re.compile(
     r"\b(i|i'd|i'll|me|we|we'd|us)\b[^?!.]{0,40}?\b(pay|paying|spend|spending|owe)\b|\bworst[- ]case\b"
-    r"|\b(charge|charges|charged|cost|costs|fee|fees|price)\b",
+    r"|\b(you|member|members)\b[^?!.]{0,40}?\b(pay|pays|paying|owe|owes)\b"
+    r"|\b(charge|charges|charged|cost|costs|fee|fees|price)\b|\bper[- ]fill\b",
     re.IGNORECASE,
 )
 

@@ -129,6 +129,10 @@ def test_a_maximum_the_plan_pays_is_another_maximum(question: str) -> None:
         "worst case, what's the most it costs?",
         "besides the $150 allowance is there a separate charge for the fitting exam?",
         "What is the deductible on the PPO?",
+        # A prescription's cost share per fill, and what a member pays (session 32: t24-55).
+        "im on trailhead and my specialty med is expensive af. is there a cap per fill?",
+        "Under the Trailhead HSA Plan, what is the maximum a member pays per fill for a Tier 4 specialty drug?",
+        "what's the most you pay for a specialty drug in a month?",
     ],
 )
 def test_the_members_own_maximum_is_not_another_maximum(question: str) -> None:
