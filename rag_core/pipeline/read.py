@@ -21,6 +21,7 @@ from rag_core.reading.answer_type import (
     lacks_asked_quantity,
     names_another_year,
     names_member_cost,
+    states_count_limit,
 )
 from rag_core.reading.question import asked_terms, reader_queries, whole_question
 from rag_core.reading.ranges import rows_out_of_range
@@ -124,7 +125,8 @@ class NotAskedStage(StageBase):
       ("Long-Term Disability (LTD)" for a short-term disability question; ``reading.sections``);
     - ``other_maximum``: what the member pays (the out-of-pocket maximum, a deductible, a copay…), for
       a question about a maximum the plan pays or allows ("the annual benefit maximum for dental
-      services"; ``answer_type.asks_another_maximum``);
+      services"; ``answer_type.asks_another_maximum``), unless the text also states a limit as a count
+      (``answer_type.states_count_limit``: a row with a visit limit beside its copay);
     - ``range_rows``: table rows keyed by a range that does not hold the number the asker states
       ("been here 4 yrs" rules out the "Less than 3 years" and "6 or more years" rows; ``reading.ranges``),
       the asker's row then reading as well as the best row of its table;
@@ -154,7 +156,7 @@ class NotAskedStage(StageBase):
             other = sibling_sections(question, _sections_read(spans))
             spans = [r for r in spans if (r.span.chunk.document_id, r.span.heading) not in other]
         if self.other_maximum and asks_another_maximum(question):
-            spans = [r for r in spans if not names_member_cost(r.span.text)]
+            spans = [r for r in spans if not names_member_cost(r.span.text) or states_count_limit(r.span.text)]
         if self.range_rows:
             outside = rows_out_of_range(question, row_tables(row_key(r.span) for r in spans))
             spans = _asker_rows_read_as_their_table(spans, outside)

@@ -182,7 +182,7 @@ _MEMBER_COSTS = (
 # a separate charge": what the employee pays. So is "the maximum a member pays" and a cap "per fill" (a
 # prescription's cost share: "im on trailhead and my specialty med is expensive af. is there a cap per
 # fill?" lost the "Tier 4: Specialty … up to $350 per fill" row, 3.3, as a member cost; benchmarks/README.md
-# "Session 32").
+# "Session 33").
 _ASKS_WHAT_YOU_PAY = re.compile(
     r"\b(i|i'd|i'll|me|we|we'd|us)\b[^?!.]{0,40}?\b(pay|paying|spend|spending|owe)\b|\bworst[- ]case\b"
     r"|\b(you|member|members)\b[^?!.]{0,40}?\b(pay|pays|paying|owe|owes)\b"
@@ -205,6 +205,24 @@ def names_member_cost(text: str) -> bool:
     """Does ``text`` name one of what the member pays (out-of-pocket maximum, deductible, copay,
     coinsurance, premium)?"""
     return any(kind.search(text) for kind in _MEMBER_COSTS)
+
+
+# A limit stated as a count of something, not money: "(limit 20 visits per year)", "up to 12 sessions".
+_COUNT_LIMIT = re.compile(
+    r"\b(?:limit(?:ed)?|max(?:imum)?|cap(?:ped)?|up to)\s+(?:of\s+|to\s+|at\s+)?\d+\s+"
+    r"(?:visits?|days?|sessions?|treatments?|weeks?|hours?|fills?|exams?|cleanings?|pairs?)\b",
+    re.IGNORECASE,
+)
+
+
+def states_count_limit(text: str) -> bool:
+    """Does ``text`` state a limit as a count ("limit 20 visits per year")? A table row can give a
+    benefit's limit and its copay side by side ("Chiropractic care (limit 20 visits per year); Keystone
+    Copay Plan: $35 copay"): it answers "is there a limit on how many chiro visits…" though it names a
+    member cost. A money allowance beside a copay ("the $150 frames allowance and the $20 materials
+    copay") does not count: such sentences led the frames-allowance answers with an FAQ about sunglasses
+    (benchmarks/README.md "Session 33")."""
+    return bool(_COUNT_LIMIT.search(text))
 
 
 _YEAR = re.compile(CALENDAR_YEAR)

@@ -13,6 +13,8 @@ are not read as its answer, however well they read.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag_core.types import AbstainReason
@@ -123,3 +125,39 @@ async def test_the_out_of_pocket_maximum_answers_what_the_member_pays(
     pipeline, _ = fixture_corpus.pipeline()
     answer = await pipeline.answer(question, token(["employees"]))
     assert not answer.abstained and "$6,000" in answer.answer
+
+
+# Tailspin's medical table gives the chiropractic visit limit and the copays in one row ("Benefit:
+# Chiropractic care (limit 20 visits per year); Keystone Copay Plan: $35 copay; …"). A question about a
+# limit is about a maximum the plan allows, but this row, which names a copay, answers it: it states the
+# limit as a count (`t15-56`, `t21-54`; benchmarks/README.md "Session 33").
+VISIT_LIMIT = "does keystone cover the chiropractor, and is there a limit on how many visits i get?"
+
+
+async def test_a_row_stating_a_count_limit_beside_a_copay_answers_a_limit_question(
+    tailspin: RealCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = await tailspin.answer(employee_row(VISIT_LIMIT))
+    assert not answer.abstained and "limit 20 visits per year" in answer.answer
+    # The mutation "every row naming a member cost goes" drops the row, and nothing else answers.
+    monkeypatch.setattr("rag_core.pipeline.read.states_count_limit", lambda text: False)
+    without = await tailspin.answer(employee_row(VISIT_LIMIT))
+    assert without.abstained
+
+
+# A cap "per fill" is the member's cost share on a prescription, not a maximum the plan pays: the Tier 4 row
+# ("…Trailhead: 30-day retail: 30% after deductible, up to $350 per fill") names coinsurance and answers
+# (`t24-55`; benchmarks/README.md "Session 33").
+PER_FILL = "on trailhead and my specialty med is super expensive. is there a cap per fill?"
+
+
+async def test_a_cap_per_fill_is_the_members_own(tailspin: RealCorpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    answer = await tailspin.answer(employee_row(PER_FILL))
+    assert not answer.abstained and "$350 per fill" in answer.answer
+    # The mutation "per fill says nothing about who pays" reads it as the plan's maximum: the row goes.
+    from rag_core.reading import answer_type
+
+    pattern = answer_type._ASKS_WHAT_YOU_PAY.pattern.replace(r"|\bper[- ]fill\b", "")
+    monkeypatch.setattr(answer_type, "_ASKS_WHAT_YOU_PAY", re.compile(pattern, re.IGNORECASE))
+    without = await tailspin.answer(employee_row(PER_FILL))
+    assert without.abstained or "$350" not in without.answer

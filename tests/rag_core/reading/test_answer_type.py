@@ -15,6 +15,7 @@ from rag_core.reading.answer_type import (
     lacks_asked_kind,
     lacks_asked_quantity,
     names_another_year,
+    states_count_limit,
 )
 from rag_core.reading.reader import Reading, ReadSpan
 from rag_core.reading.spans import Span
@@ -129,7 +130,7 @@ def test_a_maximum_the_plan_pays_is_another_maximum(question: str) -> None:
         "worst case, what's the most it costs?",
         "besides the $150 allowance is there a separate charge for the fitting exam?",
         "What is the deductible on the PPO?",
-        # A prescription's cost share per fill, and what a member pays (session 32: t24-55).
+        # A prescription's cost share per fill, and what a member pays (session 33: t24-55).
         "im on trailhead and my specialty med is expensive af. is there a cap per fill?",
         "Under the Trailhead HSA Plan, what is the maximum a member pays per fill for a Tier 4 specialty drug?",
         "what's the most you pay for a specialty drug in a month?",
@@ -137,6 +138,20 @@ def test_a_maximum_the_plan_pays_is_another_maximum(question: str) -> None:
 )
 def test_the_members_own_maximum_is_not_another_maximum(question: str) -> None:
     assert not asks_another_maximum(question)
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("Benefit: Chiropractic care (limit 20 visits per year); Keystone Copay Plan: $35 copay", True),
+        ("Acupuncture is covered up to 12 visits per year with a $30 copay.", True),
+        ("the $150 frames allowance and the $20 materials copay for lenses apply", False),  # money, not a count
+        ("Northwind Health Plus has an out-of-pocket maximum of $4,000 per year.", False),
+        ("30% after deductible, up to $350 per fill", False),
+    ],
+)
+def test_a_limit_stated_as_a_count(text: str, states: bool) -> None:
+    assert states_count_limit(text) is states
 
 
 def test_an_answer_about_another_year_does_not_answer() -> None:
