@@ -117,7 +117,11 @@ _AMOUNT_KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         # Plan summaries put premiums in tables headed "Employee Contributions" / "Per paycheck".
         (r"\bpremiums?\b", r"\bpremiums?\b|\bcontributions?\b|\bper[ -](?:paycheck|pay period)\b"),
         (r"\bdeductibles?\b", r"\bdeductibles?\b"),
-        (r"\bco-?pay(?:ment)?s?\b", r"\bco-?pay(?:ment)?s?\b"),
+        # A drug tier's flat dollar amount is its copay, named or not: Tailspin's table gives "Drug tier: Tier
+        # 2: Preferred brand; Keystone: 30-day retail: $40; Keystone: 90-day mail: $100; …" under its
+        # columns' headings, and eleven rows asking "the copay for a 90-day mail-order supply of a Tier 2
+        # preferred brand drug" abstained on it (benchmarks/README.md "Session 33").
+        (r"\bco-?pay(?:ment)?s?\b", r"\bco-?pay(?:ment)?s?\b|\btier\s*\d\b.*?\$\s?\d"),
         (r"\bco-?insurance\b", r"\bco-?insurance\b"),
     )
 )

@@ -5,6 +5,8 @@ sentence; a question whose shown sentences state the figure goes through."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag_core.reading.answer_type import lacks_asked_quantity
@@ -142,3 +144,26 @@ async def test_a_figure_from_another_document_than_the_best_read_sentence_does_n
     # The mutation "a figure from any answering sentence" (QUANTITY_SAME_DOCUMENT=false) answers with it.
     assert await decided_by(real, CHARITY, QUANTITY_SAME_DOCUMENT=False, **MS_MARCO) is None
     assert await abstains_by_default(real, CHARITY)
+
+
+# Tailspin's drug table names no copay in its rows ("Drug tier: Tier 2: Preferred brand; Keystone: 30-day
+# retail: $40; Keystone: 90-day mail: $100; …"): a tier's flat dollar amount is its copay, so a copay
+# question is answered from it (eleven Tailspin rows had abstained; benchmarks/README.md "Session 33").
+TIER_COPAY = "on keystone, whats the copay for a 90 day mail order supply of a tier 2 preferred brand drug?"
+
+
+async def test_a_drug_tiers_dollar_amount_answers_a_copay_question(
+    tailspin: RealCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = await tailspin.answer(employee_row(TIER_COPAY))
+    assert not answer.abstained and "90-day mail: $100" in answer.answer
+    # The mutation "only the word copay names a copay" stops it at the answer-type gate.
+    from rag_core.reading import answer_type
+
+    kinds = tuple(
+        (asked, re.compile(asked.pattern, re.IGNORECASE)) if asked.search("copay") else (asked, named)
+        for asked, named in answer_type._AMOUNT_KINDS
+    )
+    monkeypatch.setattr(answer_type, "_AMOUNT_KINDS", kinds)
+    state = await tailspin.run_until("answer_type", employee_row(TIER_COPAY))
+    assert state.finished and state.decided_by == "answer_type"

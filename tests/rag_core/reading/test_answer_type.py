@@ -98,6 +98,10 @@ def test_a_named_kind_of_amount_must_be_named() -> None:
     assert lacks_asked_kind("whats my copay for a specialist?", ["Specialist visit: 20% after the deductible."])
     assert not lacks_asked_kind("whats my copay for a specialist?", ["Copay - specialist visit; PPO Plan: $50"])
     assert not lacks_asked_kind("What copayment applies at the ER?", ["Emergency room: $250 co-pay."])
+    # a drug tier's flat dollar amount is its copay, named or not (session 33: Tailspin's drug table)
+    tier = "Drug tier: Tier 2: Preferred brand; Keystone: 30-day retail: $40; Keystone: 90-day mail: $100."
+    assert not lacks_asked_kind("What is the copay for a 90-day mail-order supply of a Tier 2 drug?", [tier])
+    assert lacks_asked_kind("whats the copay for a tier 2 drug?", ["Tier 2 drugs need prior authorization."])
     # several kinds named: one of them named back is enough ("…and does it count toward the deductible?")
     assert not lacks_asked_kind("how much is the ER copay, before the deductible?", ["The deductible is $1,250."])
 
