@@ -158,12 +158,25 @@ def lacks_asked_quantity(question: str, sentences: Iterable[str]) -> bool:
     )
 
 
+# A kind named as what the asked amount is added to ("what administrative fee is added to the premium?",
+# "is there some extra fee on top of the premium?") is the reference point, not the kind asked for: the
+# COBRA sentence ("…by paying the full cost plus a 2% administrative fee") answers without naming a premium
+# (benchmarks/README.md "Session 33").
+_ADDED_TO_KIND = re.compile(
+    r"\b(?:to|on top of|in addition to|over and above|besides)\s+(?:the\s+|my\s+|your\s+|our\s+)?"
+    r"(?:monthly\s+)?(?:premiums?|deductibles?|co-?pay(?:ment)?s?|co-?insurance)\b",
+    re.IGNORECASE,
+)
+
+
 def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
     """The question asks for a quantity of a named kind ("what is the monthly premium") and none of
-    ``sentences`` names that kind (any one of them, when the question names several)."""
+    ``sentences`` names that kind (any one of them, when the question names several). A kind the asked
+    amount is added to ("…on top of the premium") is not asked for."""
     if not asks_quantity(question):
         return False
-    named = [kind for asked, kind in _AMOUNT_KINDS if asked.search(question)]
+    asking = _ADDED_TO_KIND.sub(" ", question)
+    named = [kind for asked, kind in _AMOUNT_KINDS if asked.search(asking)]
     if not named:
         return False
     texts = list(sentences)

@@ -102,6 +102,11 @@ def test_a_named_kind_of_amount_must_be_named() -> None:
     tier = "Drug tier: Tier 2: Preferred brand; Keystone: 30-day retail: $40; Keystone: 90-day mail: $100."
     assert not lacks_asked_kind("What is the copay for a 90-day mail-order supply of a Tier 2 drug?", [tier])
     assert lacks_asked_kind("whats the copay for a tier 2 drug?", ["Tier 2 drugs need prior authorization."])
+    # a kind the asked amount is added to is not asked for (session 33: the COBRA fee "on top of the premium")
+    cobra = "…by paying the full cost of coverage plus a 2% administrative fee."
+    assert not lacks_asked_kind("and what administrative fee is added to the premium?", [cobra])
+    assert not lacks_asked_kind("how long is cobra and is there some extra fee on top of the premium?", [cobra])
+    assert lacks_asked_kind("what is the cobra premium per month?", [cobra])
     # several kinds named: one of them named back is enough ("…and does it count toward the deductible?")
     assert not lacks_asked_kind("how much is the ER copay, before the deductible?", ["The deductible is $1,250."])
 
