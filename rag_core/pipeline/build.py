@@ -142,7 +142,7 @@ def build_pipeline(
                 range_rows=settings.range_rows,
                 lone_items=settings.lone_list_items,
             ),
-            AnswerabilityGate(bars.min_score),
+            AnswerabilityGate(bars.min_score, settings.similarity_rescue_reading),
         ]
         if reader_model is not None
         else []
@@ -186,7 +186,13 @@ def build_pipeline(
         RewriteStage(corpus),
         EmbedStage(embedder, late, asking_clauses=settings.asking_clause_similarity),
         RetrieveStage(retriever),
-        SimilarityGate(cutoff, unknown_word_cutoff, topic_after_reading=topic_after_reading),
+        SimilarityGate(
+            cutoff,
+            unknown_word_cutoff,
+            topic_after_reading=topic_after_reading,
+            # Only where a reader reads what the lower floor lets through (AnswerabilityGate's rescue bar).
+            rescue_band=settings.similarity_rescue_band if reader_model is not None else 0.0,
+        ),
         RerankStage(reranker),
         *([NamedDocumentStage(corpus)] if settings.named_document_scope else []),
         ContextBudget(cutoff, settings.max_context_chunks, settings.max_context_tokens),

@@ -8,6 +8,7 @@ from rag_core.context import select_context
 from rag_core.jurisdictions import named_states
 from rag_core.pipeline.base import StageBase
 from rag_core.pipeline.corpus import CorpusView
+from rag_core.pipeline.read import READ_LANGUAGES
 from rag_core.pipeline.state import QueryState
 from rag_core.registry import Registry
 from rag_core.types import AbstainReason, DocumentMeta
@@ -22,10 +23,20 @@ class SimilarityGate(StageBase):
 
     name = "gate"
 
-    def __init__(self, cutoff: float, unknown_word_cutoff: float | None, *, topic_after_reading: bool = False) -> None:
+    def __init__(
+        self,
+        cutoff: float,
+        unknown_word_cutoff: float | None,
+        *,
+        topic_after_reading: bool = False,
+        rescue_band: float = 0.0,
+    ) -> None:
+        """``rescue_band``: a match at most this far under the cutoff goes on to the reader, which must
+        then read it strongly (``AnswerabilityGate.rescue_min_score``); 0 when nothing reads after."""
         self.cutoff = cutoff
         self.unknown_word_cutoff = unknown_word_cutoff
         self.topic_after_reading = topic_after_reading
+        self.rescue_band = rescue_band
 
     def topic_blocks(self, unknown: Sequence[str], best_similarity: float) -> bool:
         if not unknown or self.topic_after_reading:
@@ -39,8 +50,14 @@ class SimilarityGate(StageBase):
 
     async def run(self, state: QueryState) -> None:
         # The undocumented-word bar judges the whole question: its situation's words count there.
-        if state.best_gate_similarity < self.cutoff or self.topic_blocks(state.unknown_words, state.best_similarity):
+        if self.topic_blocks(state.unknown_words, state.best_similarity):
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+        elif state.best_gate_similarity < self.cutoff:
+            floor = self.cutoff - self.rescue_band
+            if self.rescue_band > 0 and state.language in READ_LANGUAGES and state.best_gate_similarity >= floor:
+                state.rescue_floor = floor  # the reader decides, at its rescue bar
+            else:
+                state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
 
 class ContextBudget(StageBase):
@@ -54,8 +71,9 @@ class ContextBudget(StageBase):
         self.max_tokens = max_tokens
 
     async def run(self, state: QueryState) -> None:
+        cutoff = self.cutoff if state.rescue_floor is None else min(self.cutoff, state.rescue_floor)
         state.context = select_context(
-            state.candidates, cutoff=self.cutoff, max_chunks=self.max_chunks, max_tokens=self.max_tokens
+            state.candidates, cutoff=cutoff, max_chunks=self.max_chunks, max_tokens=self.max_tokens
         )
         if not state.context:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)

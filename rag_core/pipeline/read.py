@@ -226,11 +226,17 @@ class AnswerabilityGate(StageBase):
 
     name = "answerable"
 
-    def __init__(self, min_score: float) -> None:
+    def __init__(self, min_score: float, rescue_min_score: float = math.inf) -> None:
+        """``rescue_min_score``: the bar for a question the similarity gate let through from just under
+        its cutoff (``QueryState.rescue_floor``); such a question is never answered unread."""
         self.min_score = min_score
+        self.rescue_min_score = rescue_min_score
 
     async def run(self, state: QueryState) -> None:
-        if state.reading is not None and state.reading.best < self.min_score:
+        bar = self.min_score if state.rescue_floor is None else max(self.min_score, self.rescue_min_score)
+        if state.rescue_floor is not None and state.reading is None:
+            state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
+        elif state.reading is not None and state.reading.best < bar:
             state.abstain(AbstainReason.LOW_SIMILARITY, self.name)
 
 

@@ -46,6 +46,8 @@ class QueryState:
     query_tokens: list[list[float]] | None = None  # late-interaction token vectors, when that is on
     clause_vectors: list[np.ndarray] = field(default_factory=list)  # the asking clauses' (EmbedStage)
     candidates: list[Candidate] = field(default_factory=list)
+    # gate: the lower floor a match just under the cutoff is let through at (None: the cutoff's own)
+    rescue_floor: float | None = None
     # context
     context: list[Candidate] = field(default_factory=list)
     # read (None: not read, e.g. a language the reader does not read)
