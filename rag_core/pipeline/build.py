@@ -165,6 +165,7 @@ def build_pipeline(
                 reader_model,
                 corpus,
                 settings.key_word_ablation_margin,
+                strong_reading=settings.key_word_strong_reading,
                 skip_named=settings.key_word_skip_named,
                 asked_only=settings.key_word_asked_only,
             )

@@ -373,7 +373,9 @@ class KeyWordGate(StageBase):
     older" better without "minimum age" (+3.60); a rise there says the sentence states more than was
     asked, not something else. With ``asked_only`` the words come from the clauses read as
     questions, not the situation told around them (``topic.key_words``) (benchmarks/README.md
-    "Reading, session 15")."""
+    "Reading, session 15"). A best sentence reading at least ``strong_reading`` answers the question as
+    asked, and the gate stays out, as the topic gate does ("What hours are the on-site fitness centers
+    open on Saturdays and Sundays?" read 10.4; benchmarks/README.md "Session 33")."""
 
     name = "key_word"
 
@@ -385,9 +387,11 @@ class KeyWordGate(StageBase):
         k: int = 2,
         top: int = 2,
         *,
+        strong_reading: float = math.inf,
         skip_named: bool = True,
         asked_only: bool = True,
     ) -> None:
+        self.strong_reading = strong_reading
         self.scorer = scorer
         self.corpus = corpus
         self.margin = margin
@@ -397,7 +401,7 @@ class KeyWordGate(StageBase):
         self.asked_only = asked_only
 
     async def run(self, state: QueryState) -> None:
-        if state.reading is None:
+        if state.reading is None or state.reading.best >= self.strong_reading:
             return
         counts = self.corpus.corrector_for(state.require_access()).stem_counts()
         words = key_words(

@@ -100,3 +100,20 @@ async def test_the_words_taken_out_are_the_asked_ones(real: RealCorpus) -> None:
     settings = {"KEY_WORD_ABLATION": True, "READER_MODEL_SPANS": 4, **MS_MARCO}
     assert await ask(real, row, **settings) == (True, "key_word")
     assert await ask(real, row, **settings, KEY_WORD_ASKED_ONLY=False) == (False, None)
+
+
+# A strong reading answers the question as asked: "What hours are the on-site fitness centers open on
+# Saturdays and Sundays?" (`h37-28`) reads the wellness guide's weekend hours at 10.4, and reads them higher
+# still without its rarest words, so the gate had stopped it (benchmarks/README.md "Session 33").
+GYM_HOURS = "What hours are the on-site fitness centers open on Saturdays and Sundays?"
+
+
+async def test_a_strong_reading_is_not_stopped_by_the_key_words(real: RealCorpus) -> None:
+    row = GoldRow.model_validate(
+        {"id": "t", "question": GYM_HOURS, "expect": "answer", "user": {"groups": ["employees"]}, "as_of": "2026-05-01"}
+    )
+    assert await ask(real, row) == (False, None)
+    answer = await real.answer(row)
+    assert not answer.abstained and "7:00 a.m." in answer.answer
+    # The mutation "no strong-reading pass" stops it at the key-word gate.
+    assert await ask(real, row, KEY_WORD_STRONG_READING=float("inf")) == (True, "key_word")
