@@ -19,6 +19,7 @@ from rag_core.reading.answer_type import (
     lacks_asked_kind,
     lacks_asked_pay,
     lacks_asked_quantity,
+    names_another_purpose,
     names_another_year,
     names_member_cost,
     states_count_limit,
@@ -461,6 +462,7 @@ class AnswerTypeGate(StageBase):
             or lacks_asked_contact(question, texts)
             or lacks_asked_kind(question, framed)
             or lacks_asked_pay(question, framed)
+            or names_another_purpose(question, framed)
             or names_another_year(
                 question, ((text, span.chunk.title) for text, span in zip(framed, answering, strict=True))
             )

@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterable
 
 from rag_core.links import EMAIL_ADDRESS
-from rag_core.text import CALENDAR_YEAR
+from rag_core.text import CALENDAR_YEAR, terms
 
 # What asks for a quantity: an amount, a count, a duration, a rate, a date or an age. A quantity noun
 # after "what" with up to three modifiers asks for its figure ("what is the (monthly account) fee",
@@ -93,16 +93,24 @@ _ASKS_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _STATES_NUMBER = re.compile(r"\b\d{3}[-.\s]\d{4}\b")
+# A fax number asked for, and no phone: only a number the text gives as a fax answers ("By fax:
+# 123-456-7890"). "What fax number should I send it to?" was answered with the Leave Center's phone line
+# (benchmarks/README.md "Session 34").
+_ASKS_FAX = re.compile(r"\bfax\s*(?:number|no\.|#)|\bnumber\s+(?:should\s+i|do\s+i|can\s+i|to)\s+fax\b", re.IGNORECASE)
+_ASKS_PHONE = re.compile(r"\b(?:phone|telephone|call|toll[- ]free)\b", re.IGNORECASE)
+_STATES_FAX = re.compile(
+    r"\bfax\b[^.\n]{0,40}?\b\d{3}[-.\s]\d{4}\b|\b\d{3}[-.\s]\d{4}\b[^.\n]{0,20}?\bfax\b", re.IGNORECASE
+)
 _ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b|\b(?:what|which)\s+e-?mail\b", re.IGNORECASE)
 
 
 def lacks_asked_contact(question: str, sentences: Iterable[str]) -> bool:
     """The question asks for a phone / fax number or an e-mail address and none of ``sentences``
-    gives what it asks for (either, when it asks for both)."""
+    gives what it asks for (either, when it asks for both; a fax number alone: one given as a fax)."""
+    only_fax = _ASKS_FAX.search(question) is not None and _ASKS_PHONE.search(question) is None
+    number = _STATES_FAX if only_fax else _STATES_NUMBER
     wanted = [
-        states
-        for asks, states in ((_ASKS_NUMBER, _STATES_NUMBER), (_ASKS_EMAIL, EMAIL_ADDRESS))
-        if asks.search(question)
+        states for asks, states in ((_ASKS_NUMBER, number), (_ASKS_EMAIL, EMAIL_ADDRESS)) if asks.search(question)
     ]
     if not wanted:
         return False
@@ -181,6 +189,54 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
         return False
     texts = list(sentences)
     return not any(kind.search(text) for kind in named for text in texts)
+
+
+# A benefit paid toward a named purpose ("a monthly internet stipend", "the wellness stipend", "a transit
+# subsidy") is that purpose's: a question naming another purpose ("is there a monthly phone stipend?", "a
+# coworking stipend") is not answered by it. The list of remote-work perks read 2-9 for such questions and
+# was quoted as if it answered them (benchmarks/README.md "Session 34"). Only these purpose-named kinds:
+# "medical coverage", "bonding leave" or "therapy sessions" name the same thing as "COBRA coverage",
+# "parental leave" or "counseling sessions" (measured, ibid.).
+_PURPOSE_KINDS = r"stipends?|allowances?|subsid(?:y|ies)|reimbursements?|memberships?|discounts?|credits?"
+_PURPOSE_NAMED = re.compile(rf"\b([a-z][\w-]*)\s+(?:{_PURPOSE_KINDS})\b", re.IGNORECASE)
+# Words before such a kind that say how often, how much or whose, not what for.
+_NOT_A_PURPOSE = frozenset(
+    "monthly annual yearly weekly daily quarterly one-time onetime per extra additional total maximum max "
+    "minimum min full partial free new same separate current standard basic any some much many what which "
+    "whose each every other another employee employees company fabrikam contoso tailspin".split()
+)
+
+
+def _purposes(text: str) -> set[str]:
+    """The purposes ``text`` names before a purpose-named kind ("internet" in "a monthly internet stipend")."""
+    found = set()
+    for match in _PURPOSE_NAMED.finditer(text):
+        word = match.group(1).lower()
+        if word not in _NOT_A_PURPOSE and terms(word):
+            found.add(word)
+    return found
+
+
+def names_another_purpose(question: str, sentences: Iterable[str]) -> bool:
+    """The question asks about a benefit named for a purpose ("a monthly phone stipend") and the
+    ``sentences`` name a benefit of that kind for another purpose ("a monthly internet stipend") without
+    naming the asked one anywhere (a stem of it: "phone", "phones")."""
+    asked = _purposes(question)
+    if not asked:
+        return False
+    texts = list(sentences)
+    # Each part of a compound counts ("opt out credit" / "An opt-out credit"), and a plural is its
+    # singular (the stemmer of ``terms`` cuts "frames" to "fram" and leaves "frame").
+    said = {_singular(part) for text in texts for word in _WORDS.findall(text.lower()) for part in word.split("-")}
+    missing = {word for word in asked if _singular(word) not in said}
+    return bool(missing) and any(_purposes(text) - asked for text in texts)
+
+
+_WORDS = re.compile(r"[a-z][\w'’-]*")
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 # A maximum the plan pays or allows ("the annual benefit maximum for dental", "the yearly $ cap on

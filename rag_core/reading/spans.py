@@ -231,6 +231,13 @@ def split_spans(chunk: Candidate) -> list[Span]:
             heading = line
             continue
         base = offset + (len(raw) - len(raw.lstrip()))
+        if number not in leads and number not in lead_in_lines and (records := _records(line)):
+            for text, at, end, said_with in _record_units(line, records, heading):
+                if len(text.split()) >= MIN_WORDS:
+                    spans.append(
+                        Span(text=text, chunk=chunk, start=base + at, end=base + end, heading=heading, lead=said_with)
+                    )
+            continue
         units = _units(line)
         for index, (at, end) in enumerate(units):
             if index == 0:
@@ -245,6 +252,80 @@ def split_spans(chunk: Candidate) -> list[Span]:
             if len(text.split()) >= MIN_WORDS:
                 spans.append(Span(text=text, chunk=chunk, start=start, end=base + end, heading=heading, lead=said_with))
     return spans
+
+
+# A list item that is a record of labelled facts ("– July offering: July 1 through December 31, 2026.
+# Purchase date: December 31, 2026. Enrollment deadline: June 15, 2026."): a PDF list joined into one
+# line runs each item's last fact into the next item's label ("Enrollment deadline: December 15, 2025. –
+# July offering: …" read as the July deadline), and a later fact alone ("Enrollment deadline: June 15,
+# 2026.") does not say whose it is. Only records: splitting every inline item off its neighbour lost the
+# sentence that said what a prose item is about (benchmarks/README.md "Session 31", "Session 34").
+_INLINE_ITEM_MARK = re.compile(r"(?:^|(?<=[.!?:]))\s*[–•]\s+(?=[A-Z0-9$])")
+_LABELLED = re.compile(r"^[A-Z][\w'’/()-]*(?: [\w'’/()-]+){0,3}: \S")
+
+
+def _sentence_ranges(text: str, offset: int = 0) -> list[tuple[int, int]]:
+    """Character ranges (shifted by ``offset``) of ``text``'s sentences, as ``_SENTENCE_END`` cuts them."""
+    ranges: list[tuple[int, int]] = []
+    cursor = 0
+    for part in _SENTENCE_END.split(text):
+        at = text.index(part, cursor)
+        cursor = at + len(part)
+        stripped = part.strip()
+        if stripped:
+            start = at + part.index(stripped)
+            ranges.append((offset + start, offset + start + len(stripped)))
+    return ranges
+
+
+def _records(line: str) -> list[list[tuple[int, int]]]:
+    """The inline list items of ``line`` that are records: each as the ranges of its labelled sentences,
+    from its first (which names the item) through the last labelled one after it (prose that follows the
+    list on the same line is not part of it). An item is a record when its first two sentences are
+    labelled facts ("Label: value")."""
+    marks = list(_INLINE_ITEM_MARK.finditer(line))
+    records: list[list[tuple[int, int]]] = []
+    for index, mark in enumerate(marks):
+        end = marks[index + 1].start() if index + 1 < len(marks) else len(line)
+        sentences = _sentence_ranges(line[mark.end() : end], mark.end())
+        labelled = [_LABELLED.match(line[a:b]) is not None for a, b in sentences]
+        if len(sentences) < 2 or not (labelled[0] and labelled[1]):
+            continue
+        count = 2
+        while count < len(sentences) and labelled[count]:
+            count += 1
+        records.append(sentences[:count])
+    return records
+
+
+def _record_units(line: str, records: Sequence[list[tuple[int, int]]], heading: str) -> list[tuple[str, int, int, str]]:
+    """(text, start, end, lead) of each unit of a line holding records: the line's other text read as usual
+    (``_units``), a record's first sentence alone, and each later fact of it said with that first sentence
+    as its lead (so the answer quotes the whole record, ``whole_list``)."""
+    out: list[tuple[str, int, int, str]] = []
+    cursor = 0
+
+    def prose(until: int) -> None:
+        segment = line[cursor:until]
+        units = _units(segment)
+        for index, (at, end) in enumerate(units):
+            if cursor == 0 and index == 0:
+                at = _restated_heading(segment[:end], heading)
+            text = segment[at:end].rstrip(" –•")  # the marker of the record after it
+            if until < len(line) and index == len(units) - 1 and text.endswith(":"):
+                continue  # the list's lead-in ("There are two offering periods each year:") answers nothing
+            if text:
+                out.append((text, cursor + at, cursor + at + len(text), ""))
+
+    for record in records:
+        prose(record[0][0])
+        (first_at, first_end), *facts = record
+        name = line[first_at:first_end]
+        out.append((name, first_at, first_end, ""))
+        out.extend((f"{name} {line[at:end]}", first_at, end, name) for at, end in facts)
+        cursor = record[-1][1]
+    prose(len(line))
+    return out
 
 
 def _restated_heading(sentence: str, heading: str) -> int:

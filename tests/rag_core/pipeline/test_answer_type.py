@@ -167,3 +167,42 @@ async def test_a_drug_tiers_dollar_amount_answers_a_copay_question(
     monkeypatch.setattr(answer_type, "_AMOUNT_KINDS", kinds)
     state = await tailspin.run_until("answer_type", employee_row(TIER_COPAY))
     assert state.finished and state.decided_by == "answer_type"
+
+
+# The remote-work perks list ("…a monthly internet stipend of $50, paid through payroll.") read 2-9 for
+# questions about a phone or coworking stipend Fabrikam does not pay, and was quoted as their answer on
+# ten near misses of the Fabrikam sets (benchmarks/README.md "Session 34").
+PHONE_STIPEND = "im fully remote and use my personal cell for work calls all day. is there a monthly phone stipend?"
+
+
+async def test_a_stipend_for_another_purpose_does_not_answer(real: RealCorpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = await real.run_until("answer_type", employee_row(PHONE_STIPEND))
+    assert state.finished and state.decided_by == "answer_type"
+    assert (await real.answer(employee_row(PHONE_STIPEND))).abstained
+    # The mutation "any stipend answers" quotes the internet stipend.
+    monkeypatch.setattr("rag_core.pipeline.read.names_another_purpose", lambda question, sentences: False)
+    without = await real.answer(employee_row(PHONE_STIPEND))
+    assert not without.abstained and "internet stipend" in without.answer
+    asked = await real.answer(employee_row("how much is the monthly internet stipend for remote employees?"))
+    assert not asked.abstained and "$50" in asked.answer
+
+
+# The Leave Center gives a phone line and no fax: "What fax number should I send it to?" was answered with
+# the phone number (`hk-16`; benchmarks/README.md "Session 34").
+LEAVE_CENTER_FAX = (
+    "I need to send my daughter's birth certificate to the Contoso Leave Center for my parental leave case. "
+    "What fax number should I send it to?"
+)
+
+
+async def test_a_fax_number_is_not_answered_with_a_phone_number(
+    real: RealCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = await real.run_until("answer_type", employee_row(LEAVE_CENTER_FAX))
+    assert state.finished and state.decided_by == "answer_type"
+    # The mutation "any number answers a fax question" quotes the phone line.
+    from rag_core.reading import answer_type
+
+    monkeypatch.setattr(answer_type, "_STATES_FAX", answer_type._STATES_NUMBER)
+    without = await real.answer(employee_row(LEAVE_CENTER_FAX))
+    assert not without.abstained and "1-800-555-0142" in without.answer

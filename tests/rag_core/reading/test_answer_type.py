@@ -14,6 +14,7 @@ from rag_core.reading.answer_type import (
     lacks_asked_contact,
     lacks_asked_kind,
     lacks_asked_quantity,
+    names_another_purpose,
     names_another_year,
     states_count_limit,
 )
@@ -256,6 +257,11 @@ async def test_the_heading_can_name_the_kind() -> None:
         ("What email address should I use?", "Call the Compliance Hotline at 1-800-555-1212.", True),
         # either, when both are asked
         ("whats the phone number or email for safety?", "Call 555-1212 any time.", False),
+        # a fax number alone: only a number given as a fax answers
+        ("What fax number should I send it to?", "Contact the Leave Center at 1-800-555-0142.", True),
+        ("wanna fax my appeal in today — fax # pls?", "By fax: 123-456-7890 -By phone: 1-800-123-4567", False),
+        ("whats the fax number?", "Send forms to 555-0188 (fax) or by mail.", False),
+        ("whats the phone or fax number for HR?", "Call HR at 1-800-555-0100.", False),
         # not a contact question
         ("How many days do I have to enroll?", "You have 30 days.", False),
         ("Is tier #2 covered?", "Tier 2 drugs are covered.", False),
@@ -286,3 +292,34 @@ async def test_a_salary_range_is_answered_only_with_pay_in_dollars(question: str
     chunk = candidate("role-library_p30_c00", sentence)
     span = Span(sentence, chunk, 0, len(sentence), "Sales Representative")
     assert (await gated(Reading([ReadSpan(span, 5.4)]), question) == "answer_type") is stops
+
+
+# -- a benefit named for a purpose answers only about that purpose -------------------------------------
+INTERNET = "Fabrikam provides remote employees with: a monthly internet stipend of $50, paid through payroll."
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "another"),
+    [
+        ("is there a monthly phone stipend?", INTERNET, True),
+        ("does fabrikam give a cell phone stipend on top of the internet one?", INTERNET, True),
+        ("can i get a coworking stipend?", INTERNET, True),
+        ("How much is the monthly internet stipend?", INTERNET, False),
+        # The asked purpose is named (its plural too): the sentence is about it.
+        ("is there a phone stipend?", "Employees who use personal phones receive a $45 phone stipend.", False),
+        ("is there a phone stipend?", "Phones: a monthly stipend of $45 is paid.", False),
+        # A plural or a hyphenated compound names the asked purpose too.
+        ("whats the frame allowance?", "Benefit: Frames; in-network: $150 allowance; contact lens allowance", False),
+        ("how much is my opt out credit", "An opt-out credit of $35.00 per paycheck is paid.", False),
+        # No other purpose named: not this rule's to judge.
+        ("is there a phone stipend?", "Remote employees receive a stipend of $50 a month.", False),
+        # How often or how much is no purpose.
+        ("whats the annual stipend?", INTERNET, False),
+        ("do part timers get the wellness stipend?", "What stipend do I receive? Employees receive $300.", False),
+        ("does the wellness stipend cover a climbing gym membership?", "Gym or climbing gym memberships.", False),
+        # Only purpose-named kinds: "medical coverage" and "COBRA coverage" are one thing.
+        ("how long can i keep my medical coverage?", "COBRA coverage lasts up to 18 months.", False),
+    ],
+)
+def test_a_benefit_named_for_another_purpose_does_not_answer(question: str, sentence: str, another: bool) -> None:
+    assert names_another_purpose(question, [sentence]) is another

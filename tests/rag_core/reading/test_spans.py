@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rag_core.reading.spans import Span, column_statements, row_statement, spans_of, split_spans
+from rag_core.reading.spans import Span, column_statements, row_statement, spans_of, split_spans, whole_list
 from rag_core.types import Candidate
 from tests.rag_core.candidates import candidate
 
@@ -233,6 +233,49 @@ def test_a_line_that_is_a_list_itself_leads_nothing_in() -> None:
         "RESPONSIBILITIES: • Develop sales strategies • Review sales reports, forecasts and budgets QUALIFICATIONS:",
         "• Bachelor's degree in business • At least 10 years of sales experience in a management role",
     ]
+
+
+OFFERINGS = (
+    "Offering periods\n"
+    "There are two 6-month offering periods each year: – January offering: January 1 through June 30, 2026. "
+    "Purchase date: June 30, 2026. Enrollment deadline: December 15, 2025. – July offering: July 1 through "
+    "December 31, 2026. Purchase date: December 31, 2026. Enrollment deadline: June 15, 2026. Enroll before "
+    "the enrollment deadline."
+)
+
+
+def test_a_list_item_of_labelled_facts_is_a_record_each_fact_said_with_its_name() -> None:
+    chunk = candidate("retirement_p4_c02", OFFERINGS)
+    spans = split_spans(chunk)
+    january = "January offering: January 1 through June 30, 2026."
+    july = "July offering: July 1 through December 31, 2026."
+    assert [s.text for s in spans] == [
+        january,
+        f"{january} Purchase date: June 30, 2026.",
+        f"{january} Enrollment deadline: December 15, 2025.",
+        july,
+        f"{july} Purchase date: December 31, 2026.",
+        f"{july} Enrollment deadline: June 15, 2026.",
+        "Enroll before the enrollment deadline.",  # prose after the list is not part of the last record
+    ]  # the lead-in ("…each year:") answers nothing alone; no fact runs into the next item's name
+    assert [s.lead for s in spans] == ["", january, january, "", july, july, ""]
+    deadline = spans[5]
+    assert chunk.content[deadline.start : deadline.end].startswith(july)
+    assert chunk.content[deadline.start : deadline.end].endswith("June 15, 2026.")
+    # Quoted as the whole record, in the document's order.
+    assert whole_list(deadline) == f"{july} Purchase date: December 31, 2026. Enrollment deadline: June 15, 2026."
+
+
+def test_an_item_of_prose_is_no_record_and_its_sentences_stay_as_they_were() -> None:
+    body = (
+        "Health Care FSA\n"
+        "– Carryover: up to $680 of unused funds carries over into 2027. Amounts above $680 are forfeited. "
+        "– Claims deadline: submit 2026 claims by March 31, 2027."
+    )
+    assert [s.text for s in split_spans(candidate("fsa_p2_c00", body))] == [
+        "– Carryover: up to $680 of unused funds carries over into 2027.",
+        "Amounts above $680 are forfeited. – Claims deadline: submit 2026 claims by March 31, 2027.",
+    ]  # one labelled fact per item: read as before (splitting every item was measured worse, session 31)
 
 
 def test_a_last_line_written_as_a_title_is_the_next_sections_heading_not_a_statement() -> None:
