@@ -193,17 +193,21 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 
 # A benefit paid toward a named purpose ("a monthly internet stipend", "the wellness stipend", "a transit
 # subsidy") is that purpose's: a question naming another purpose ("is there a monthly phone stipend?", "a
-# coworking stipend") is not answered by it. The list of remote-work perks read 2-9 for such questions and
-# was quoted as if it answered them (benchmarks/README.md "Session 34"). Only these purpose-named kinds:
+# coworking stipend") is not answered by it, nor is "pet insurance" by the life insurance. The list of
+# remote-work perks read 2-9 for such questions and was quoted as if it answered them (benchmarks/README.md
+# "Session 34"). Only these purpose-named kinds:
 # "medical coverage", "bonding leave" or "therapy sessions" name the same thing as "COBRA coverage",
 # "parental leave" or "counseling sessions" (measured, ibid.).
-_PURPOSE_KINDS = r"stipends?|allowances?|subsid(?:y|ies)|reimbursements?|memberships?|discounts?|credits?"
+_PURPOSE_KINDS = r"stipends?|allowances?|subsid(?:y|ies)|reimbursements?|memberships?|discounts?|credits?|insurance"
 _PURPOSE_NAMED = re.compile(rf"\b([a-z][\w-]*)\s+(?:{_PURPOSE_KINDS})\b", re.IGNORECASE)
 # Words before such a kind that say how often, how much or whose, not what for.
 _NOT_A_PURPOSE = frozenset(
     "monthly annual yearly weekly daily quarterly one-time onetime per extra additional total maximum max "
     "minimum min full partial free new same separate current standard basic any some much many what which "
-    "whose each every other another employee employees company fabrikam contoso tailspin".split()
+    "whose each every other another employee employees company fabrikam contoso tailspin "
+    # what it is like, or whose it is ("my wifes insurance", "great insurance")
+    "good great better best cheap cheaper expensive decent bad own group voluntary optional supplemental "
+    "wifes husbands spouses partners parents moms dads".split()
 )
 
 
@@ -212,7 +216,7 @@ def _purposes(text: str) -> set[str]:
     found = set()
     for match in _PURPOSE_NAMED.finditer(text):
         word = match.group(1).lower()
-        if word not in _NOT_A_PURPOSE and terms(word):
+        if len(word) >= 3 and word not in _NOT_A_PURPOSE and terms(word):
             found.add(word)
     return found
 

@@ -308,6 +308,11 @@ INTERNET = "Fabrikam provides remote employees with: a monthly internet stipend 
         # The asked purpose is named (its plural too): the sentence is about it.
         ("is there a phone stipend?", "Employees who use personal phones receive a $45 phone stipend.", False),
         ("is there a phone stipend?", "Phones: a monthly stipend of $45 is paid.", False),
+        # Insurance is named for what it insures; what it is like, or whose, is no purpose.
+        ("Does Tailspin offer pet insurance?", "Benefits include life insurance and AD&D insurance.", True),
+        ("does tailspin offer long term care insurance?", "Benefits include life insurance.", True),
+        ("im on my wifes insurance, do i get anything if i waive?", "An opt-out credit of $35.00 is paid.", False),
+        ("my husbands job has great insurance, do i get paid to waive?", "An opt-out credit of $35 is paid.", False),
         # A plural or a hyphenated compound names the asked purpose too.
         ("whats the frame allowance?", "Benefit: Frames; in-network: $150 allowance; contact lens allowance", False),
         ("how much is my opt out credit", "An opt-out credit of $35.00 per paycheck is paid.", False),
