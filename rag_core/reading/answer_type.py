@@ -199,7 +199,8 @@ def lacks_asked_kind(question: str, sentences: Iterable[str]) -> bool:
 # "medical coverage", "bonding leave" or "therapy sessions" name the same thing as "COBRA coverage",
 # "parental leave" or "counseling sessions" (measured, ibid.).
 _PURPOSE_KINDS = r"stipends?|allowances?|subsid(?:y|ies)|reimbursements?|memberships?|discounts?|credits?|insurance"
-_PURPOSE_NAMED = re.compile(rf"\b([a-z][\w-]*)\s+(?:{_PURPOSE_KINDS})\b", re.IGNORECASE)
+# The word before the kind, and the one before it ("bicycle commuter reimbursement").
+_PURPOSE_NAMED = re.compile(rf"\b(?:([a-z][\w-]*)\s+)?([a-z][\w-]*)\s+(?:{_PURPOSE_KINDS})\b", re.IGNORECASE)
 # Words before such a kind that say how often, how much or whose, not what for.
 _NOT_A_PURPOSE = frozenset(
     "monthly annual yearly weekly daily quarterly one-time onetime per extra additional total maximum max "
@@ -213,27 +214,40 @@ _NOT_A_PURPOSE = frozenset(
 
 def _purposes(text: str) -> set[str]:
     """The purposes ``text`` names before a purpose-named kind ("internet" in "a monthly internet stipend")."""
-    found = set()
+    return {word for word, _ in _named_purposes(text)}
+
+
+def _named_purposes(text: str) -> list[tuple[str, str]]:
+    """(purpose, the word before it) for each purpose-named kind ``text`` names."""
+    found = []
     for match in _PURPOSE_NAMED.finditer(text):
-        word = match.group(1).lower()
-        if len(word) >= 3 and word not in _NOT_A_PURPOSE and terms(word):
-            found.add(word)
+        before, word = (match.group(1) or "").lower(), match.group(2).lower()
+        if _is_purpose(word):
+            found.append((word, before if _is_purpose(before) else ""))
     return found
+
+
+def _is_purpose(word: str) -> bool:
+    return len(word) >= 3 and word not in _NOT_A_PURPOSE and bool(terms(word))
 
 
 def names_another_purpose(question: str, sentences: Iterable[str]) -> bool:
     """The question asks about a benefit named for a purpose ("a monthly phone stipend") and the
     ``sentences`` name a benefit of that kind for another purpose ("a monthly internet stipend") without
-    naming the asked one anywhere (a stem of it: "phone", "phones")."""
-    asked = _purposes(question)
-    if not asked:
+    naming the asked one anywhere (a stem of it: "phone", "phones"). A purpose the question names one word
+    earlier is the asked one too ("the bicycle commuter reimbursement" is answered by "a bicycle
+    reimbursement")."""
+    named = _named_purposes(question)
+    if not named:
         return False
+    asked = {word for word, _ in named}
+    also = {before for _, before in named if before}
     texts = list(sentences)
     # Each part of a compound counts ("opt out credit" / "An opt-out credit"), and a plural is its
     # singular (the stemmer of ``terms`` cuts "frames" to "fram" and leaves "frame").
     said = {_singular(part) for text in texts for word in _WORDS.findall(text.lower()) for part in word.split("-")}
     missing = {word for word in asked if _singular(word) not in said}
-    return bool(missing) and any(_purposes(text) - asked for text in texts)
+    return bool(missing) and any(_purposes(text) - asked - also for text in texts)
 
 
 _WORDS = re.compile(r"[a-z][\w'’-]*")

@@ -29,10 +29,17 @@ ACUPUNCTURE = "Does the Keystone Copay Plan cover acupuncture, and if so, how ma
 PTO_AND_CAP = "been here 4 yrs now. how much PTO do i get per year, and is there a cap on how much i can bank? 🤔"
 
 
-async def test_a_first_clause_naming_what_no_document_covers_is_refused(real: RealCorpus) -> None:
+async def test_a_first_clause_naming_what_no_document_covers_is_refused(
+    real: RealCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
     refused = await real.run_until("topic", employee_row(CRITICAL_ILLNESS), **ON)
     assert refused.abstain_reason is not None and refused.decided_by == "topic"
-    # The mutation: judged on the best reading of either clause, the question is answered.
+    # The mutation: judged on the best reading of either clause, the question goes on to the answer-type
+    # gate, which since session 34 refuses it too ("indemnity insurance" is not the insurance the answer
+    # names); with that rule off as well, it is answered.
+    passed = await real.run_until("topic", employee_row(CRITICAL_ILLNESS), **OFF)
+    assert not passed.finished
+    monkeypatch.setattr("rag_core.pipeline.read.names_another_purpose", lambda question, sentences: False)
     assert not (await real.answer(employee_row(CRITICAL_ILLNESS), **OFF)).abstained
 
 

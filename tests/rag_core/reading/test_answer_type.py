@@ -308,6 +308,8 @@ INTERNET = "Fabrikam provides remote employees with: a monthly internet stipend 
         # The asked purpose is named (its plural too): the sentence is about it.
         ("is there a phone stipend?", "Employees who use personal phones receive a $45 phone stipend.", False),
         ("is there a phone stipend?", "Phones: a monthly stipend of $45 is paid.", False),
+        # A purpose named one word earlier is asked too.
+        ("How much is the bicycle commuter reimbursement?", "The bicycle reimbursement is $20 a month.", False),
         # Insurance is named for what it insures; what it is like, or whose, is no purpose.
         ("Does Tailspin offer pet insurance?", "Benefits include life insurance and AD&D insurance.", True),
         ("does tailspin offer long term care insurance?", "Benefits include life insurance.", True),
