@@ -21,7 +21,7 @@ for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABR
 done
 TRUSTED_LINK_HOSTS=$CH $B eval $C/ground_truth.jsonl --data-dir $D/contoso --labels benchmarks/contoso_answers.jsonl --json --no-progress \
   --details $O/contoso.details > $O/contoso.json 2>$O/contoso.err
-for n in "" $(seq -f "_%g" 2 "${CONTOSO_LAST:-65}"); do
+for n in "" $(seq -f "_%g" 2 "${CONTOSO_LAST:-66}"); do
   m=contoso-holdout${n//_/-}
   TRUSTED_LINK_HOSTS=$CH $B eval benchmarks/contoso_holdout$n.jsonl --data-dir $D/contoso --json --no-progress --details $O/$m.details > $O/$m.json 2>$O/$m.err
 done
