@@ -14,7 +14,7 @@ B="env PYTHONPATH=$PWD /work/main/.venv/bin/python -m bot.cli"
 O=$1; mkdir -p $O
 D=${D:-/tmp/final4}
 C=${C:-/work/shared/benchmarks/contoso}
-for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABRIKAM_LAST:-74}") \
+for f in gold holdout chat-dev holdout-chat $(seq -f "holdout-chat-%g" 2 "${FABRIKAM_LAST:-76}") \
   $(seq -f "terse-%g" 1 "${TERSE_LAST:-2}"); do
   [ -f corpus/$f.jsonl ] || continue  # FABRIKAM_LAST past the last set sealed: skipped, not an error
   $B eval corpus/$f.jsonl --data-dir $D/bb --json --no-progress --details $O/$f.details > $O/$f.json 2>$O/$f.err

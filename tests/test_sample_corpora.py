@@ -56,7 +56,8 @@ def test_every_tailspin_answer_is_on_its_cited_page(question_set: Path) -> None:
         with pdfplumber.open(pdf) as document:
             pages[pdf.name] = [_squeezed(page.extract_text() or "") for page in document.pages]
     rows = [json.loads(line) for line in question_set.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 80
+    # 80 rows a set, 30 for a short one (tailspin-27); every id once.
+    assert len(rows) in (30, 80) and len({row["id"] for row in rows}) == len(rows)
     for row in rows:
         if row["expect"] == "abstain":
             assert not row["sources"] and not row["must_include"], row["id"]
