@@ -404,15 +404,7 @@ def _units(line: str) -> list[tuple[int, int]]:
     """Character ranges of the line's sentences, each question joined with the (at most
     ``FAQ_ANSWER_SENTENCES``) sentences after it that are not questions themselves, and each sentence
     with the (at most ``BACK_REFERENCE_SENTENCES``) sentences after it that open by pointing back to it."""
-    sentences: list[tuple[int, int]] = []
-    cursor = 0
-    for part in _SENTENCE_END.split(line):
-        at = line.index(part, cursor)
-        cursor = at + len(part)
-        stripped = part.strip()
-        if stripped:
-            start = at + part.index(stripped)
-            sentences.append((start, start + len(stripped)))
+    sentences = _sentence_ranges(line)
     units: list[tuple[int, int]] = []
     index = 0
     while index < len(sentences):
