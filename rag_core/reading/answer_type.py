@@ -234,7 +234,7 @@ def _is_purpose(word: str) -> bool:
 def names_another_purpose(question: str, sentences: Iterable[str]) -> bool:
     """The question asks about a benefit named for a purpose ("a monthly phone stipend") and the
     ``sentences`` name a benefit of that kind for another purpose ("a monthly internet stipend") without
-    naming the asked one anywhere (a stem of it: "phone", "phones"). A purpose the question names one word
+    naming the asked one anywhere (its plural too: "phone", "phones"). A purpose the question names one word
     earlier is the asked one too ("the bicycle commuter reimbursement" is answered by "a bicycle
     reimbursement")."""
     named = _named_purposes(question)
